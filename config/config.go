@@ -1,0 +1,486 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/robfig/cron/v3"
+)
+
+// Config is everything yorozu reads from its environment, parsed and
+// validated once at start and passed down. Field docs give each default.
+type Config struct {
+	// DiscordToken is the bot token (DISCORD_TOKEN). Empty turns the Discord
+	// adapter off; the web page and the jobs still run. Secret.
+	DiscordToken string
+	// DiscordAPIBase is the origin of a Discord-compatible API
+	// (DISCORD_API_BASE, default https://discord.com/), always ending in "/".
+	DiscordAPIBase string
+
+	// DatabaseURL is the Postgres connection string (DATABASE_URL). Empty
+	// means embedded Postgres under DataDir. Secret (it may hold a password).
+	DatabaseURL string
+	// DataDir holds the embedded database and the knowledge base (DATA_DIR,
+	// default ./data).
+	DataDir string
+
+	// OllamaHost is the Ollama server (OLLAMA_HOST, default
+	// http://127.0.0.1:11434), read by the same rules as the ollama CLI.
+	OllamaHost *url.URL
+	// DefaultModel is the chat model (DEFAULT_MODEL, default qwen3:4b).
+	DefaultModel string
+	// ReminderModel answers reminder requests (REMINDER_MODEL, default
+	// WeatherNotifyModel).
+	ReminderModel string
+	// WeatherNotifyModel writes the weather comment (WEATHER_NOTIFY_MODEL,
+	// default DefaultModel).
+	WeatherNotifyModel string
+	// EmbedModel embeds the knowledge base (EMBED_MODEL, default bge-m3).
+	EmbedModel string
+	// LLMConcurrency bounds LLM requests in flight (LLM_CONCURRENCY, default 1).
+	LLMConcurrency int
+	// UserRateLimit is how many turns one user may start per UserRateWindow
+	// (USER_RATE_LIMIT, default "6/min"; "0" turns the limit off).
+	UserRateLimit  int
+	UserRateWindow time.Duration
+	// ContextTokenBudget is the prompt budget of the context layers
+	// (CONTEXT_TOKEN_BUDGET, default 6000).
+	ContextTokenBudget int
+	// MCPServers is the JSON list of MCP servers (MCP_SERVERS: the list
+	// itself, or the path of a file holding it). Empty means none.
+	MCPServers json.RawMessage
+
+	// HTTPAddr is where the admin page, /healthz, /readyz and /metrics
+	// listen (HTTP_ADDR, default 127.0.0.1:8080).
+	HTTPAddr string
+	// AdminPassword is the admin login (ADMIN_PASSWORD). Empty means a random
+	// one is generated and printed once at start. Secret.
+	AdminPassword string
+	// Location is the time zone users and the model see (TIMEZONE, default
+	// the system's local zone). The database stores UTC.
+	Location *time.Location
+
+	// FetchAllowlist lists hosts ("host" or "host:port") and networks (CIDR)
+	// that tools may fetch although they are private (FETCH_ALLOWLIST).
+	FetchAllowlist []string
+	// SearchBackend is duckduckgo, searxng or tavily (SEARCH_BACKEND,
+	// default duckduckgo).
+	SearchBackend string
+	// SearxngURL is the SearXNG instance, required for searxng (SEARXNG_URL).
+	SearxngURL string
+	// TavilyAPIKey is required for tavily (TAVILY_API_KEY). Secret.
+	TavilyAPIKey string
+
+	// JMABaseURL is the JMA forecast API root (JMA_BASE_URL, default
+	// https://www.jma.go.jp/bosai/), always ending in "/".
+	JMABaseURL string
+	// WeatherAreaCode is the JMA office code (WEATHER_AREA_CODE, default 130000).
+	WeatherAreaCode string
+	// WeatherCron schedules the weather post (WEATHER_CRON, default
+	// "30 6 * * *", in Location).
+	WeatherCron string
+	// WeatherWebhookURL or WeatherChannelID is where the weather goes; both
+	// empty turns the job off. The webhook URL is secret.
+	WeatherWebhookURL string
+	WeatherChannelID  string
+	// TipsCron schedules tips (TIPS_CRON, default "0 */3 * * *").
+	TipsCron string
+	// TipsWebhookURL or TipsChannelID is where tips go; both empty turns the
+	// job off. The webhook URL is secret.
+	TipsWebhookURL string
+	TipsChannelID  string
+
+	// ReminderMaxAheadDays is the furthest allowed reminder
+	// (REMINDER_MAX_AHEAD_DAYS, default 365).
+	ReminderMaxAheadDays int
+	// ReminderMaxPending is how many pending reminders one user may have
+	// (REMINDER_MAX_PENDING, default 50).
+	ReminderMaxPending int
+}
+
+// Parse reads the configuration from getenv (os.Getenv in production, a map
+// in tests) and validates it. Every problem is reported, each naming its
+// variable.
+func Parse(getenv func(string) string) (*Config, error) {
+	p := parser{getenv: getenv}
+	c := &Config{
+		DiscordToken:   strings.TrimSpace(getenv("DISCORD_TOKEN")),
+		DiscordAPIBase: p.baseURL("DISCORD_API_BASE", "https://discord.com/"),
+		DatabaseURL:    p.databaseURL("DATABASE_URL"),
+		DataDir:        p.str("DATA_DIR", "./data"),
+
+		OllamaHost:         p.ollamaHost("OLLAMA_HOST"),
+		DefaultModel:       p.str("DEFAULT_MODEL", "qwen3:4b"),
+		EmbedModel:         p.str("EMBED_MODEL", "bge-m3"),
+		LLMConcurrency:     p.intRange("LLM_CONCURRENCY", 1, 1, 64),
+		ContextTokenBudget: p.intRange("CONTEXT_TOKEN_BUDGET", 6000, 500, 1_000_000),
+		MCPServers:         p.mcpServers("MCP_SERVERS"),
+
+		HTTPAddr:      p.hostPort("HTTP_ADDR", "127.0.0.1:8080"),
+		AdminPassword: getenv("ADMIN_PASSWORD"),
+		Location:      p.location("TIMEZONE"),
+
+		FetchAllowlist: p.allowlist("FETCH_ALLOWLIST"),
+		SearchBackend:  p.oneOf("SEARCH_BACKEND", "duckduckgo", "duckduckgo", "searxng", "tavily"),
+		SearxngURL:     p.optionalURL("SEARXNG_URL"),
+		TavilyAPIKey:   strings.TrimSpace(getenv("TAVILY_API_KEY")),
+
+		JMABaseURL:        p.baseURL("JMA_BASE_URL", "https://www.jma.go.jp/bosai/"),
+		WeatherAreaCode:   p.areaCode("WEATHER_AREA_CODE", "130000"),
+		WeatherCron:       p.cron("WEATHER_CRON", "30 6 * * *"),
+		WeatherWebhookURL: p.optionalURL("WEATHER_WEBHOOK_URL"),
+		WeatherChannelID:  p.snowflake("WEATHER_CHANNEL_ID"),
+		TipsCron:          p.cron("TIPS_CRON", "0 */3 * * *"),
+		TipsWebhookURL:    p.optionalURL("TIPS_WEBHOOK_URL"),
+		TipsChannelID:     p.snowflake("TIPS_CHANNEL_ID"),
+
+		ReminderMaxAheadDays: p.intRange("REMINDER_MAX_AHEAD_DAYS", 365, 1, 3650),
+		ReminderMaxPending:   p.intRange("REMINDER_MAX_PENDING", 50, 1, 100_000),
+	}
+	c.WeatherNotifyModel = p.str("WEATHER_NOTIFY_MODEL", c.DefaultModel)
+	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
+	c.UserRateLimit, c.UserRateWindow = p.rate("USER_RATE_LIMIT", "6/min")
+
+	switch c.SearchBackend {
+	case "searxng":
+		if c.SearxngURL == "" {
+			p.fail("SEARXNG_URL", "is required when SEARCH_BACKEND=searxng")
+		}
+	case "tavily":
+		if c.TavilyAPIKey == "" {
+			p.fail("TAVILY_API_KEY", "is required when SEARCH_BACKEND=tavily")
+		}
+	}
+	if err := errors.Join(p.errs...); err != nil {
+		return nil, fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	return c, nil
+}
+
+// LogValue lists the configuration for logs with every secret reduced to
+// "set" or "unset".
+func (c *Config) LogValue() slog.Value {
+	secret := func(s string) string {
+		if s == "" {
+			return "unset"
+		}
+		return "set"
+	}
+	return slog.GroupValue(
+		slog.String("discord_token", secret(c.DiscordToken)),
+		slog.String("discord_api_base", c.DiscordAPIBase),
+		slog.String("database_url", secret(c.DatabaseURL)),
+		slog.String("data_dir", c.DataDir),
+		slog.String("ollama_host", c.OllamaHost.String()),
+		slog.String("default_model", c.DefaultModel),
+		slog.String("reminder_model", c.ReminderModel),
+		slog.String("weather_notify_model", c.WeatherNotifyModel),
+		slog.String("embed_model", c.EmbedModel),
+		slog.Int("llm_concurrency", c.LLMConcurrency),
+		slog.String("user_rate_limit", fmt.Sprintf("%d/%s", c.UserRateLimit, c.UserRateWindow)),
+		slog.Int("context_token_budget", c.ContextTokenBudget),
+		slog.Bool("mcp_servers", len(c.MCPServers) > 0),
+		slog.String("http_addr", c.HTTPAddr),
+		slog.String("admin_password", secret(c.AdminPassword)),
+		slog.String("timezone", c.Location.String()),
+		slog.Any("fetch_allowlist", c.FetchAllowlist),
+		slog.String("search_backend", c.SearchBackend),
+		slog.String("searxng_url", c.SearxngURL),
+		slog.String("tavily_api_key", secret(c.TavilyAPIKey)),
+		slog.String("jma_base_url", c.JMABaseURL),
+		slog.String("weather_area_code", c.WeatherAreaCode),
+		slog.String("weather_cron", c.WeatherCron),
+		slog.String("weather_webhook_url", secret(c.WeatherWebhookURL)),
+		slog.String("weather_channel_id", c.WeatherChannelID),
+		slog.String("tips_cron", c.TipsCron),
+		slog.String("tips_webhook_url", secret(c.TipsWebhookURL)),
+		slog.String("tips_channel_id", c.TipsChannelID),
+		slog.Int("reminder_max_ahead_days", c.ReminderMaxAheadDays),
+		slog.Int("reminder_max_pending", c.ReminderMaxPending),
+	)
+}
+
+// WeatherEnabled reports whether the weather post has somewhere to go.
+func (c *Config) WeatherEnabled() bool {
+	return c.WeatherWebhookURL != "" || c.WeatherChannelID != ""
+}
+
+// TipsEnabled reports whether tips have somewhere to go.
+func (c *Config) TipsEnabled() bool { return c.TipsWebhookURL != "" || c.TipsChannelID != "" }
+
+// parser collects one error per bad variable so a user fixes them all at once.
+type parser struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (p *parser) fail(name, format string, args ...any) {
+	p.errs = append(p.errs, fmt.Errorf("%s %s", name, fmt.Sprintf(format, args...)))
+}
+
+// value returns the trimmed variable, or def when it is unset or blank.
+func (p *parser) value(name, def string) string {
+	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (p *parser) str(name, def string) string { return p.value(name, def) }
+
+func (p *parser) intRange(name string, def, lo, hi int) int {
+	v := p.value(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		p.fail(name, "must be a whole number from %d to %d, got %q", lo, hi, v)
+		return def
+	}
+	return n
+}
+
+func (p *parser) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(p.value(name, def))
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	p.fail(name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
+	return def
+}
+
+// baseURL parses an absolute http(s) URL and makes it end in "/", so paths
+// can be appended to it.
+func (p *parser) baseURL(name, def string) string {
+	v := p.value(name, def)
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.fail(name, "must be an absolute http(s) URL, got %q", v)
+		return def
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u.String()
+}
+
+func (p *parser) optionalURL(name string) string {
+	v := p.value(name, "")
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// The value may hold a token (webhooks), so it is not echoed.
+		p.fail(name, "must be an absolute http(s) URL")
+		return ""
+	}
+	return v
+}
+
+func (p *parser) databaseURL(name string) string {
+	v := p.value(name, "")
+	if v == "" {
+		return ""
+	}
+	if _, err := pgconn.ParseConfig(v); err != nil {
+		// pgconn's message may quote the password; say only what is wrong.
+		p.fail(name, "is not a valid Postgres connection string (postgres://user:password@host:5432/db)")
+		return ""
+	}
+	return v
+}
+
+// ollamaHost follows the ollama CLI: a missing scheme means http, a missing
+// port means 11434 without a scheme and the scheme's own port with one.
+func (p *parser) ollamaHost(name string) *url.URL {
+	v := p.value(name, "http://127.0.0.1:11434")
+	defaultPort := "11434"
+	scheme, hostport, ok := strings.Cut(v, "://")
+	switch {
+	case !ok:
+		scheme, hostport = "http", v
+	case scheme == "http":
+		defaultPort = "80"
+	case scheme == "https":
+		defaultPort = "443"
+	default:
+		p.fail(name, "must use http or https, got %q", v)
+		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}
+	}
+	hostport, path, _ := strings.Cut(hostport, "/")
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = strings.Trim(hostport, "[]"), defaultPort
+		if host == "" {
+			host = "127.0.0.1"
+		}
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		p.fail(name, "has an invalid port in %q", v)
+		port = defaultPort
+	}
+	if host == "0.0.0.0" || host == "::" {
+		// A listen-everywhere address (as set for the server) is dialled locally.
+		host = "127.0.0.1"
+	}
+	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	if path != "" {
+		u.Path = "/" + path
+	}
+	return u
+}
+
+func (p *parser) hostPort(name, def string) string {
+	v := p.value(name, def)
+	if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+		p.fail(name, "must be host:port (e.g. 127.0.0.1:8080), got %q", v)
+		return def
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		p.fail(name, "has an invalid port in %q", v)
+		return def
+	}
+	return v
+}
+
+func (p *parser) location(name string) *time.Location {
+	v := p.value(name, "")
+	if v == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(v)
+	if err != nil {
+		p.fail(name, "must be an IANA time zone such as Asia/Tokyo, got %q", v)
+		return time.Local
+	}
+	return loc
+}
+
+func (p *parser) allowlist(name string) []string {
+	v := p.value(name, "")
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if strings.Contains(item, "/") {
+			if _, err := netip.ParsePrefix(item); err != nil {
+				p.fail(name, "has an invalid CIDR %q", item)
+				continue
+			}
+		} else if host, port, err := net.SplitHostPort(item); err == nil {
+			if n, err := strconv.Atoi(port); host == "" || err != nil || n < 1 || n > 65535 {
+				p.fail(name, "has an invalid host:port %q", item)
+				continue
+			}
+		} else if strings.ContainsAny(item, " :/@") {
+			p.fail(name, "entries must be host, host:port or CIDR, got %q", item)
+			continue
+		}
+		out = append(out, strings.ToLower(item))
+	}
+	return out
+}
+
+var areaCodeRE = regexp.MustCompile(`^[0-9]{6}$`)
+
+func (p *parser) areaCode(name, def string) string {
+	v := p.value(name, def)
+	if !areaCodeRE.MatchString(v) {
+		p.fail(name, "must be a six-digit JMA office code such as 130000, got %q", v)
+		return def
+	}
+	return v
+}
+
+var snowflakeRE = regexp.MustCompile(`^[0-9]{1,20}$`)
+
+func (p *parser) snowflake(name string) string {
+	v := p.value(name, "")
+	if v != "" && !snowflakeRE.MatchString(v) {
+		p.fail(name, "must be a Discord channel id (digits only), got %q", v)
+		return ""
+	}
+	return v
+}
+
+func (p *parser) cron(name, def string) string {
+	v := p.value(name, def)
+	if _, err := cron.ParseStandard(v); err != nil {
+		p.fail(name, "is not a valid cron expression (minute hour day month weekday): %v", err)
+		return def
+	}
+	return v
+}
+
+// rate parses "N/unit" where unit is s, sec, min, h, hour or a Go duration
+// such as 30s; "0" turns the limit off.
+func (p *parser) rate(name, def string) (int, time.Duration) {
+	v := p.value(name, def)
+	if v == "0" {
+		return 0, time.Minute
+	}
+	count, unit, ok := strings.Cut(v, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(count))
+	if !ok || err != nil || n < 0 {
+		p.fail(name, "must look like 6/min, got %q", v)
+		return 6, time.Minute
+	}
+	var window time.Duration
+	switch strings.TrimSpace(unit) {
+	case "s", "sec", "second":
+		window = time.Second
+	case "m", "min", "minute":
+		window = time.Minute
+	case "h", "hour":
+		window = time.Hour
+	default:
+		window, err = time.ParseDuration(strings.TrimSpace(unit))
+		if err != nil || window <= 0 {
+			p.fail(name, "must look like 6/min, got %q", v)
+			return 6, time.Minute
+		}
+	}
+	return n, window
+}
+
+// mcpServers accepts the JSON list itself or the path of a file holding it.
+func (p *parser) mcpServers(name string) json.RawMessage {
+	v := p.value(name, "")
+	if v == "" {
+		return nil
+	}
+	raw := []byte(v)
+	if !strings.HasPrefix(v, "[") {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			p.fail(name, "is neither a JSON list nor a readable file: %v", err)
+			return nil
+		}
+		raw = b
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		p.fail(name, "must be a JSON list of servers: %v", err)
+		return nil
+	}
+	return json.RawMessage(raw)
+}

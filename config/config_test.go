@@ -1,0 +1,213 @@
+package config
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"DISCORD_API_BASE", c.DiscordAPIBase, "https://discord.com/"},
+		{"DATA_DIR", c.DataDir, "./data"},
+		{"OLLAMA_HOST", c.OllamaHost.String(), "http://127.0.0.1:11434"},
+		{"DEFAULT_MODEL", c.DefaultModel, "qwen3:4b"},
+		{"REMINDER_MODEL", c.ReminderModel, "qwen3:4b"},
+		{"WEATHER_NOTIFY_MODEL", c.WeatherNotifyModel, "qwen3:4b"},
+		{"EMBED_MODEL", c.EmbedModel, "bge-m3"},
+		{"LLM_CONCURRENCY", c.LLMConcurrency, 1},
+		{"USER_RATE_LIMIT", c.UserRateLimit, 6},
+		{"USER_RATE_LIMIT window", c.UserRateWindow, time.Minute},
+		{"CONTEXT_TOKEN_BUDGET", c.ContextTokenBudget, 6000},
+		{"HTTP_ADDR", c.HTTPAddr, "127.0.0.1:8080"},
+		{"TIMEZONE", c.Location, time.Local},
+		{"SEARCH_BACKEND", c.SearchBackend, "duckduckgo"},
+		{"JMA_BASE_URL", c.JMABaseURL, "https://www.jma.go.jp/bosai/"},
+		{"WEATHER_AREA_CODE", c.WeatherAreaCode, "130000"},
+		{"WEATHER_CRON", c.WeatherCron, "30 6 * * *"},
+		{"TIPS_CRON", c.TipsCron, "0 */3 * * *"},
+		{"REMINDER_MAX_AHEAD_DAYS", c.ReminderMaxAheadDays, 365},
+		{"REMINDER_MAX_PENDING", c.ReminderMaxPending, 50},
+		{"weather off", c.WeatherEnabled(), false},
+		{"tips off", c.TipsEnabled(), false},
+	}
+	for _, tc := range checks {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	dir := t.TempDir()
+	mcpFile := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(mcpFile, []byte(`[{"name":"wiki","url":"http://127.0.0.1:9/mcp"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(env(map[string]string{
+		"DISCORD_API_BASE":     "http://127.0.0.1:9999",
+		"OLLAMA_HOST":          "gpu-box",
+		"DEFAULT_MODEL":        "gemma3:12b",
+		"WEATHER_NOTIFY_MODEL": "llama3.2",
+		"USER_RATE_LIMIT":      "3/30s",
+		"TIMEZONE":             "Asia/Tokyo",
+		"FETCH_ALLOWLIST":      "wiki.internal, 10.0.0.0/8 ,Intranet:8443",
+		"SEARCH_BACKEND":       "searxng",
+		"SEARXNG_URL":          "http://searx.local",
+		"MCP_SERVERS":          mcpFile,
+		"TIPS_CHANNEL_ID":      "123456789012345678",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DiscordAPIBase != "http://127.0.0.1:9999/" {
+		t.Errorf("DISCORD_API_BASE = %q, want a trailing slash", c.DiscordAPIBase)
+	}
+	if c.OllamaHost.String() != "http://gpu-box:11434" {
+		t.Errorf("OLLAMA_HOST = %q", c.OllamaHost)
+	}
+	if c.ReminderModel != "llama3.2" || c.WeatherNotifyModel != "llama3.2" {
+		t.Errorf("model fallbacks: reminder %q weather %q", c.ReminderModel, c.WeatherNotifyModel)
+	}
+	if c.UserRateLimit != 3 || c.UserRateWindow != 30*time.Second {
+		t.Errorf("USER_RATE_LIMIT = %d/%s", c.UserRateLimit, c.UserRateWindow)
+	}
+	if c.Location.String() != "Asia/Tokyo" {
+		t.Errorf("TIMEZONE = %s", c.Location)
+	}
+	if got := strings.Join(c.FetchAllowlist, ","); got != "wiki.internal,10.0.0.0/8,intranet:8443" {
+		t.Errorf("FETCH_ALLOWLIST = %s", got)
+	}
+	if !strings.Contains(string(c.MCPServers), "wiki") {
+		t.Errorf("MCP_SERVERS from file = %s", c.MCPServers)
+	}
+	if !c.TipsEnabled() {
+		t.Error("tips should be on with TIPS_CHANNEL_ID")
+	}
+}
+
+func TestOllamaHostRules(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"127.0.0.1", "http://127.0.0.1:11434"},
+		{"0.0.0.0", "http://127.0.0.1:11434"},
+		{"example.com:8080", "http://example.com:8080"},
+		{"http://example.com", "http://example.com:80"},
+		{"https://example.com", "https://example.com:443"},
+		{"https://example.com/ollama", "https://example.com:443/ollama"},
+		{"[::1]:11434", "http://[::1]:11434"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			c, err := Parse(env(map[string]string{"OLLAMA_HOST": tc.in}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.OllamaHost.String() != tc.want {
+				t.Errorf("got %s, want %s", c.OllamaHost, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"DISCORD_API_BASE", "discord.com"},
+		{"DATABASE_URL", "postgres://u:p@host:notaport/db"},
+		{"OLLAMA_HOST", "ftp://x"},
+		{"LLM_CONCURRENCY", "0"},
+		{"LLM_CONCURRENCY", "many"},
+		{"USER_RATE_LIMIT", "lots"},
+		{"USER_RATE_LIMIT", "5/fortnight"},
+		{"CONTEXT_TOKEN_BUDGET", "-1"},
+		{"MCP_SERVERS", "[not json"},
+		{"MCP_SERVERS", "/no/such/file.json"},
+		{"HTTP_ADDR", "8080"},
+		{"TIMEZONE", "Mars/Olympus"},
+		{"FETCH_ALLOWLIST", "10.0.0.0/99"},
+		{"SEARCH_BACKEND", "bing"},
+		{"JMA_BASE_URL", "not a url"},
+		{"WEATHER_AREA_CODE", "tokyo"},
+		{"WEATHER_CRON", "every morning"},
+		{"WEATHER_WEBHOOK_URL", "discord webhook"},
+		{"WEATHER_CHANNEL_ID", "#general"},
+		{"TIPS_CRON", "61 * * * *"},
+		{"REMINDER_MAX_AHEAD_DAYS", "0"},
+		{"REMINDER_MAX_PENDING", "x"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			_, err := Parse(env(map[string]string{tc.name: tc.value}))
+			if err == nil {
+				t.Fatal("accepted a bad value")
+			}
+			if !strings.Contains(err.Error(), tc.name+" ") {
+				t.Errorf("error does not name %s: %v", tc.name, err)
+			}
+		})
+	}
+}
+
+func TestParseRequiresBackendSettings(t *testing.T) {
+	for backend, needs := range map[string]string{"searxng": "SEARXNG_URL", "tavily": "TAVILY_API_KEY"} {
+		_, err := Parse(env(map[string]string{"SEARCH_BACKEND": backend}))
+		if err == nil || !strings.Contains(err.Error(), needs) {
+			t.Errorf("SEARCH_BACKEND=%s without %s: err = %v", backend, needs, err)
+		}
+	}
+}
+
+func TestParseReportsEveryBadVariable(t *testing.T) {
+	_, err := Parse(env(map[string]string{"LLM_CONCURRENCY": "x", "TIMEZONE": "nowhere"}))
+	if err == nil || !strings.Contains(err.Error(), "LLM_CONCURRENCY") || !strings.Contains(err.Error(), "TIMEZONE") {
+		t.Fatalf("want both variables named, got %v", err)
+	}
+}
+
+func TestSecretsNeverLogged(t *testing.T) {
+	secrets := map[string]string{
+		"DISCORD_TOKEN":       "MTIz.discord-token-secret",
+		"DATABASE_URL":        "postgres://yorozu:db-password-secret@db:5432/yorozu",
+		"ADMIN_PASSWORD":      "admin-password-secret",
+		"SEARCH_BACKEND":      "tavily",
+		"TAVILY_API_KEY":      "tvly-api-key-secret",
+		"WEATHER_WEBHOOK_URL": "https://discord.com/api/webhooks/1/webhook-token-secret",
+		"TIPS_WEBHOOK_URL":    "https://discord.com/api/webhooks/2/tips-token-secret",
+	}
+	c, err := Parse(env(secrets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("config", "config", c)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("config", "config", c)
+	for name, v := range secrets {
+		if name == "SEARCH_BACKEND" {
+			continue
+		}
+		if strings.Contains(buf.String(), v) || strings.Contains(buf.String(), "secret") {
+			t.Errorf("%s leaked into the log: %s", name, buf.String())
+		}
+	}
+	if !strings.Contains(buf.String(), `"discord_token":"set"`) {
+		t.Errorf("log should say the token is set: %s", buf.String())
+	}
+
+	// A bad secret must not be echoed in the error either.
+	_, err = Parse(env(map[string]string{"DATABASE_URL": "postgres://u:hunter2-secret@h:badport/db"}))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("DATABASE_URL error leaks the password or is missing: %v", err)
+	}
+}
