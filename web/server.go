@@ -1,0 +1,119 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Check is one readiness condition; a nil error means ready.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Gauge is one value exported on /metrics.
+type Gauge struct {
+	Name string // Prometheus metric name, e.g. yorozu_llm_queue_length
+	Help string
+	Fn   func() float64
+}
+
+// Options configures the server.
+type Options struct {
+	// Addr is the listen address (HTTP_ADDR); ":0" picks a free port.
+	Addr string
+	// Checks decide /readyz, run in order with a 2 s deadline each.
+	Checks []Check
+	// Gauges are exported on /metrics besides the built-in ones.
+	Gauges []Gauge
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is the HTTP side of yorozu.
+type Server struct {
+	opts    Options
+	started time.Time
+	srv     *http.Server
+
+	mu   sync.Mutex
+	ln   net.Listener
+	done chan struct{}
+}
+
+// New builds a server; Start makes it listen.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts}
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	return s
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.handleHealthz)
+	mux.HandleFunc("GET /readyz", s.handleReadyz)
+	mux.HandleFunc("GET /metrics", s.handleMetrics)
+	return mux
+}
+
+// Start listens on Addr and serves in the background. It returns once the
+// socket is bound, so Addr reports the real port.
+func (s *Server) Start(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (HTTP_ADDR): %w", s.opts.Addr, err)
+	}
+	s.mu.Lock()
+	s.ln, s.done, s.started = ln, make(chan struct{}), s.opts.Now()
+	s.mu.Unlock()
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.opts.Logger.Error("http server stopped", "err", err)
+		}
+	}()
+	s.opts.Logger.Info("http listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the address the server listens on, once started.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Stop shuts the server down gracefully, waiting for requests in flight
+// until ctx ends. It is safe to call more than once.
+func (s *Server) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	done := s.done
+	s.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	err := s.srv.Shutdown(ctx)
+	<-done
+	return err
+}
