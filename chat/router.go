@@ -1,0 +1,91 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// Handler answers one turn, streaming what happens through emit.
+type Handler interface {
+	Handle(ctx context.Context, req Request, emit func(llm.Event) error) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req Request, emit func(llm.Event) error) error
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	return f(ctx, req, emit)
+}
+
+// Keywords of the routes in DESIGN.md, in the order they are tried.
+var (
+	ReminderKeywords  = []string{"リマインド", "忘れないように", "覚えといて", "アラーム", "remind"}
+	SmalltalkKeywords = []string{"どうでもいい", "雑談", "暇"}
+	WeatherKeywords   = []string{"天気", "洗濯", "雨", "weather"}
+)
+
+type route struct {
+	name     string
+	keywords []string
+	handler  Handler
+}
+
+// Router picks a handler for a request by keywords: routes are tried in the
+// order they were added, the first whose keyword occurs in the text wins,
+// and the fallback (the chat handler) takes everything else.
+type Router struct {
+	routes   []route
+	fallback Handler
+}
+
+// NewRouter returns a router that sends every request to fallback until
+// routes are added.
+func NewRouter(fallback Handler) *Router {
+	return &Router{fallback: fallback}
+}
+
+// Add appends a route; English keywords match case-insensitively. Adding a
+// name twice is an error, so two features cannot silently fight for a route.
+func (r *Router) Add(name string, keywords []string, h Handler) error {
+	if h == nil || len(keywords) == 0 {
+		return fmt.Errorf("add route %q: a handler and keywords are required", name)
+	}
+	for _, rt := range r.routes {
+		if rt.name == name {
+			return fmt.Errorf("add route %q: already added", name)
+		}
+	}
+	lower := make([]string, len(keywords))
+	for i, k := range keywords {
+		lower[i] = strings.ToLower(k)
+	}
+	r.routes = append(r.routes, route{name: name, keywords: lower, handler: h})
+	return nil
+}
+
+// Match returns the name and handler for text; the fallback is named "chat".
+func (r *Router) Match(text string) (string, Handler) {
+	lower := strings.ToLower(text)
+	for _, rt := range r.routes {
+		for _, k := range rt.keywords {
+			if strings.Contains(lower, k) {
+				return rt.name, rt.handler
+			}
+		}
+	}
+	return "chat", r.fallback
+}
+
+// Respond routes req to its handler. It is what the adapters call.
+func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	if r.fallback == nil {
+		return errors.New("respond: router has no chat handler")
+	}
+	_, h := r.Match(req.Text)
+	return h.Handle(ctx, req, emit)
+}
