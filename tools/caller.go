@@ -1,0 +1,28 @@
+package tools
+
+import "context"
+
+// Caller says on whose behalf a tool runs: the adapter that received the
+// request puts it into the context, and tools such as reminders read it.
+type Caller struct {
+	Session   string // conversation key, e.g. "discord:<channel id>"
+	Source    string // adapter, e.g. "discord" or "web"
+	GuildID   string
+	ChannelID string
+	UserID    string
+	MessageID string // message that started the turn
+}
+
+type callerKey struct{}
+
+// WithCaller returns a context carrying c.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the Caller put into ctx by WithCaller, and whether there
+// was one.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
