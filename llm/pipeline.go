@@ -1,0 +1,122 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// MaxToolRounds is how many rounds of tool calls a turn may make; the call
+// after the last round offers no tools, so the model must answer.
+const MaxToolRounds = 5
+
+// DefaultCallTimeout bounds each call to Ollama when Options.CallTimeout is 0.
+const DefaultCallTimeout = 5 * time.Minute
+
+// ChatClient is the part of the Ollama API the pipeline uses; *api.Client
+// satisfies it.
+type ChatClient interface {
+	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
+}
+
+var _ ChatClient = (*api.Client)(nil)
+
+// ToolSet is what the model may call: definitions to offer and a way to run
+// one call. Call returns the tool's result (already within the tool's own
+// limit) or an error, which goes back to the model as "Error: …".
+type ToolSet interface {
+	Definitions() api.Tools
+	Call(ctx context.Context, name string, args json.RawMessage) (string, error)
+}
+
+// Recorder keeps a record of every LLM call, successful or not. An error
+// from RecordCall is logged and never fails the turn.
+type Recorder interface {
+	RecordCall(ctx context.Context, c Call) error
+}
+
+// Call is the record of one chat call to Ollama.
+type Call struct {
+	Model            string
+	Request          []byte // JSON of the api.ChatRequest sent
+	Response         string // content, then one "[tool_call] name {args}" line per tool call
+	Err              string // empty on success
+	Latency          time.Duration
+	PromptTokens     int
+	CompletionTokens int
+	At               time.Time // when the call started
+}
+
+// Options configures a Pipeline.
+type Options struct {
+	// Client talks to Ollama. Required.
+	Client ChatClient
+	// Recorder receives every call; nil records nothing.
+	Recorder Recorder
+	// Concurrency is the number of chat calls in flight across all turns;
+	// others wait in line. Default 1.
+	Concurrency int
+	// CallTimeout bounds each call to Ollama (show, one streamed chat).
+	// Default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// Logger receives recorder failures. Default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Pipeline runs turns against Ollama. It is safe for concurrent use.
+type Pipeline struct {
+	client      ChatClient
+	recorder    Recorder
+	logger      *slog.Logger
+	now         func() time.Time
+	callTimeout time.Duration
+	queue       *queue
+
+	capMu sync.Mutex
+	caps  map[string]Capabilities
+}
+
+// New returns a Pipeline; zero Options fields take their defaults.
+func New(opts Options) *Pipeline {
+	p := &Pipeline{
+		client:      opts.Client,
+		recorder:    opts.Recorder,
+		logger:      opts.Logger,
+		now:         opts.Now,
+		callTimeout: opts.CallTimeout,
+		caps:        map[string]Capabilities{},
+	}
+	if p.logger == nil {
+		p.logger = slog.Default()
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.callTimeout <= 0 {
+		p.callTimeout = DefaultCallTimeout
+	}
+	p.queue = newQueue(max(opts.Concurrency, 1))
+	return p
+}
+
+// QueueLen is the number of turns waiting for a chat slot right now.
+func (p *Pipeline) QueueLen() int { return p.queue.len() }
+
+// Request is one turn to run.
+type Request struct {
+	Model    string
+	Messages []api.Message // the whole context: system, history, the user's message
+	Tools    ToolSet       // nil offers no tools
+	// Think asks for a separate thinking stream. It is sent only to models
+	// with the "thinking" capability, which would otherwise refuse it.
+	Think     *api.ThinkValue
+	Options   map[string]any
+	KeepAlive *api.Duration
+}
