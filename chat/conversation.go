@@ -1,0 +1,113 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools"
+)
+
+// Pipeline runs one LLM turn; *llm.Pipeline satisfies it.
+type Pipeline interface {
+	Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error)
+}
+
+// Store gives a turn its context and keeps the turn; *memory.Memory
+// satisfies it.
+type Store interface {
+	Context(ctx context.Context, key memory.SessionKey, userText string) ([]api.Message, error)
+	Record(ctx context.Context, key memory.SessionKey, turn memory.Turn) error
+}
+
+// Conversation is the chat handler: context from memory, the pipeline with
+// the tools, and the turn recorded afterwards. Other handlers (reminders,
+// weather) wrap it with their own system text, model and tools.
+type Conversation struct {
+	Store    Store
+	Pipeline Pipeline
+	Model    string
+	// Tools are offered to the model; nil offers none.
+	Tools llm.ToolSet
+	// System is extra system text added after the context's own.
+	System string
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Handle answers req.
+func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	key := memory.SessionKey(req.Session)
+	msgs, err := c.Store.Context(ctx, key, req.Text)
+	if err != nil {
+		return fmt.Errorf("chat %s: %w", req.Session, err)
+	}
+	if c.System != "" {
+		msgs = withSystem(msgs, c.System)
+	}
+	ctx = tools.WithCaller(ctx, tools.Caller{
+		Session:   req.Session,
+		Source:    req.Source,
+		GuildID:   req.GuildID,
+		ChannelID: req.ChannelID,
+		UserID:    req.AuthorID,
+		MessageID: req.MessageID,
+		Text:      req.Text,
+	})
+	res, err := c.Pipeline.Run(ctx, llm.Request{Model: c.Model, Messages: msgs, Tools: c.Tools}, emit)
+	if err != nil {
+		return err
+	}
+	at := req.At
+	if at.IsZero() {
+		at = c.now()
+	}
+	turn := memory.Turn{
+		Source:    req.Source,
+		GuildID:   req.GuildID,
+		ChannelID: req.ChannelID,
+		User: memory.MessageRecord{
+			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
+			PlatformMessageID: req.MessageID, At: at,
+		},
+		Reply: memory.MessageRecord{Content: res.Content, Model: c.Model, At: c.now()},
+	}
+	// The reply is already out; keeping it must not be cut short by a
+	// user-facing deadline.
+	if err := c.Store.Record(context.WithoutCancel(ctx), key, turn); err != nil {
+		c.logger().Error("record turn", "session", req.Session, "err", err)
+	}
+	return nil
+}
+
+func (c *Conversation) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Conversation) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}
+
+// withSystem inserts extra system text right after the leading system
+// messages, so it is read before the history.
+func withSystem(msgs []api.Message, text string) []api.Message {
+	i := 0
+	for i < len(msgs) && msgs[i].Role == "system" {
+		i++
+	}
+	out := make([]api.Message, 0, len(msgs)+1)
+	out = append(out, msgs[:i]...)
+	out = append(out, api.Message{Role: "system", Content: text})
+	return append(out, msgs[i:]...)
+}

@@ -1,0 +1,79 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// APILog is a row of api_logs: one LLM call.
+type APILog struct {
+	ID               int64     `db:"id"`
+	Model            string    `db:"model"`
+	Request          []byte    `db:"request"` // JSON, nil when none was recorded
+	Response         string    `db:"response"`
+	Error            string    `db:"error"`
+	LatencyMS        int64     `db:"latency_ms"`
+	PromptTokens     int       `db:"prompt_tokens"`
+	CompletionTokens int       `db:"completion_tokens"`
+	CreatedAt        time.Time `db:"created_at"`
+}
+
+// APILogParams describes an LLM call to log.
+type APILogParams struct {
+	Model string
+	// Request is stored as JSON: any value is marshalled (e.g. an
+	// *api.ChatRequest); json.RawMessage and []byte are stored as they are;
+	// nil stores NULL.
+	Request          any
+	Response         string
+	Error            string // empty when the call succeeded
+	Latency          time.Duration
+	PromptTokens     int
+	CompletionTokens int
+	CreatedAt        time.Time // zero means now
+}
+
+// InsertAPILog records one LLM call.
+func InsertAPILog(ctx context.Context, q Querier, p APILogParams) error {
+	_, err := q.Exec(ctx, `
+INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		p.Model, jsonArg(p.Request), p.Response, p.Error, p.Latency.Milliseconds(),
+		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
+	}
+	return nil
+}
+
+// jsonArg lets pgx encode v as jsonb, passing raw JSON bytes through.
+func jsonArg(v any) any {
+	switch b := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		if b == nil {
+			return nil
+		}
+		return string(b)
+	}
+	return v
+}
+
+// RecentAPILogs returns up to limit of the newest API logs, newest first.
+func RecentAPILogs(ctx context.Context, q Querier, limit int) ([]APILog, error) {
+	rows, err := q.Query(ctx, `
+SELECT id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at
+FROM api_logs ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent api logs: %w", err)
+	}
+	logs, err := pgx.CollectRows(rows, pgx.RowToStructByName[APILog])
+	if err != nil {
+		return nil, fmt.Errorf("recent api logs: %w", err)
+	}
+	return logs, nil
+}

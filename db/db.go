@@ -1,0 +1,99 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrNotFound is returned when a looked-up row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Querier is what the table functions need. *pgxpool.Pool, *pgxpool.Conn,
+// *pgx.Conn and pgx.Tx all satisfy it, so the same call can run on the pool or
+// inside a caller's transaction.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+var (
+	_ Querier = (*pgxpool.Pool)(nil)
+	_ Querier = (*pgxpool.Conn)(nil)
+	_ Querier = (*pgx.Conn)(nil)
+	_ Querier = (pgx.Tx)(nil)
+)
+
+// pingTimeout bounds the first round-trip of Open when ctx has no earlier deadline.
+const pingTimeout = 5 * time.Second
+
+// Open connects a pool to the database at url and pings it. Sessions run in
+// UTC and timestamptz values are scanned as UTC. Pool sizes given in the URL
+// (pool_max_conns, …) are honoured; otherwise pgxpool's defaults apply
+// (max(4, NumCPU) connections, recycled hourly, idle ones closed after 30 min).
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The parse error quotes the connection string, password redacted on
+		// a best-effort basis only: keep just the reason.
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && errors.Unwrap(pe) != nil {
+			return nil, fmt.Errorf("open database: invalid connection string: %w", errors.Unwrap(pe))
+		}
+		return nil, errors.New("open database: invalid connection string")
+	}
+	cc := cfg.ConnConfig
+	if cc.ConnectTimeout == 0 {
+		cc.ConnectTimeout = pingTimeout
+	}
+	if cc.RuntimeParams == nil {
+		cc.RuntimeParams = map[string]string{}
+	}
+	cc.RuntimeParams["timezone"] = "UTC"
+	if cc.RuntimeParams["application_name"] == "" {
+		cc.RuntimeParams["application_name"] = "yorozu"
+	}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		c.TypeMap().RegisterType(&pgtype.Type{
+			Name:  "timestamptz",
+			OID:   pgtype.TimestamptzOID,
+			Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
+		})
+		return nil
+	}
+
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database %s:%d: %w", cc.Host, cc.Port, err)
+	}
+	return pool, nil
+}
+
+// interpretError turns driver errors into this package's sentinels.
+func interpretError(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// utcOrNow returns t in UTC, or now when t is zero.
+func utcOrNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC()
+	}
+	return t.UTC()
+}

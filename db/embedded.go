@@ -1,0 +1,201 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	embeddedpostgres "github.com/fergusstrange/embedded-postgres"
+)
+
+// geteuid is swapped in tests to exercise the root check as any user.
+var geteuid = os.Geteuid
+
+// ErrEmbeddedAsRoot is returned by StartEmbedded when run as root: initdb
+// refuses to run as root, so the embedded database cannot be created.
+var ErrEmbeddedAsRoot = errors.New("embedded PostgreSQL cannot run as root " +
+	"(initdb refuses to run as root): set DATABASE_URL to an existing PostgreSQL server, " +
+	"or run yorozu as a normal user")
+
+// installedRoots are where distributions put PostgreSQL: a root holds bin/pg_ctl.
+var installedRoots = []string{
+	"/usr/lib/postgresql/*", // Debian, Ubuntu
+	"/usr/pgsql-*",          // RHEL, Fedora (PGDG)
+}
+
+// embeddedVersions maps a major version to the library's version constant.
+var embeddedVersions = map[int]embeddedpostgres.PostgresVersion{
+	18: embeddedpostgres.V18, 17: embeddedpostgres.V17, 16: embeddedpostgres.V16,
+	15: embeddedpostgres.V15, 14: embeddedpostgres.V14, 13: embeddedpostgres.V13,
+	12: embeddedpostgres.V12,
+}
+
+const (
+	embeddedUser     = "yorozu"
+	embeddedPassword = "yorozu"
+	embeddedDatabase = "yorozu"
+)
+
+// Embedded is a PostgreSQL server run by this process for installs without
+// DATABASE_URL.
+type Embedded struct {
+	pg   *embeddedpostgres.EmbeddedPostgres
+	port uint32
+}
+
+// StartEmbedded starts PostgreSQL with its data under dataDir/postgres,
+// listening on a free port on 127.0.0.1. A new data directory gets the newest
+// PostgreSQL installed on the system (e.g. /usr/lib/postgresql/NN), else the
+// library's download (PostgreSQL 18, its default); an existing one keeps its major version.
+// Server logs go to logOut (nil discards them). It fails fast as root.
+func StartEmbedded(ctx context.Context, dataDir string, logOut io.Writer) (*Embedded, error) {
+	if geteuid() == 0 {
+		return nil, ErrEmbeddedAsRoot
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start embedded postgres: %w", err)
+	}
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("start embedded postgres: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("start embedded postgres: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("start embedded postgres: find a free port: %w", err)
+	}
+	timeout := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+
+	cfg := embeddedpostgres.DefaultConfig().
+		Port(port).
+		Username(embeddedUser).
+		Password(embeddedPassword).
+		Database(embeddedDatabase).
+		DataPath(filepath.Join(dataDir, "postgres")).
+		// Emptied at every start: keep it apart from the data.
+		RuntimePath(filepath.Join(dataDir, "postgres-runtime")).
+		Encoding("UTF8").
+		Locale("C").
+		StartTimeout(timeout).
+		// TCP only: the packaged default socket directory (/var/run/postgresql)
+		// is usually not writable by the user running yorozu.
+		StartParameters(map[string]string{"unix_socket_directories": "", "listen_addresses": "127.0.0.1"}).
+		Logger(logOut)
+	root, version, err := chooseBinaries(filepath.Join(dataDir, "postgres"))
+	if err != nil {
+		return nil, fmt.Errorf("start embedded postgres in %s: %w", dataDir, err)
+	}
+	cfg = cfg.Version(version)
+	if root != "" {
+		cfg = cfg.BinariesPath(root)
+	}
+	pg := embeddedpostgres.NewDatabase(cfg)
+	if err := pg.Start(); err != nil {
+		return nil, fmt.Errorf("start embedded postgres in %s: %w", dataDir, err)
+	}
+	return &Embedded{pg: pg, port: port}, nil
+}
+
+// URL is the connection string of the embedded server's database.
+func (e *Embedded) URL() string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable",
+		embeddedUser, embeddedPassword, e.port, embeddedDatabase)
+}
+
+// Stop shuts the server down, waiting for it to exit.
+func (e *Embedded) Stop() error {
+	if err := e.pg.Stop(); err != nil {
+		return fmt.Errorf("stop embedded postgres on port %d: %w", e.port, err)
+	}
+	return nil
+}
+
+// chooseBinaries picks the PostgreSQL to run on the data directory dataPath:
+// installed binaries (root) when found, else the library's download (root "").
+// An existing data directory pins the major version, because the library
+// wipes a data directory whose PG_VERSION does not match the binaries.
+func chooseBinaries(dataPath string) (root string, version embeddedpostgres.PostgresVersion, err error) {
+	installed := installedPostgres()
+	b, err := os.ReadFile(filepath.Join(dataPath, "PG_VERSION"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if len(installed) > 0 {
+			return installed[0].root, embeddedVersions[installed[0].major], nil
+		}
+		return "", embeddedpostgres.V18, nil
+	case err != nil:
+		return "", "", fmt.Errorf("read data directory version: %w", err)
+	}
+	major, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || embeddedVersions[major] == "" {
+		return "", "", fmt.Errorf("data directory %s holds PostgreSQL %q, which embedded mode cannot run; "+
+			"start it with that version's binaries and set DATABASE_URL", dataPath, strings.TrimSpace(string(b)))
+	}
+	for _, in := range installed {
+		if in.major == major {
+			return in.root, embeddedVersions[major], nil
+		}
+	}
+	return "", embeddedVersions[major], nil
+}
+
+type installation struct {
+	root  string // holds bin/pg_ctl
+	major int
+}
+
+// installedPostgres lists installed PostgreSQL versions the library supports,
+// newest first. The binaries are used in place: packaged builds locate their
+// share directory relative to the real binary, so no symlink farm is needed.
+func installedPostgres() []installation {
+	var all []installation
+	for _, pattern := range installedRoots {
+		dirs, _ := filepath.Glob(pattern)
+		for _, d := range dirs {
+			m, err := strconv.Atoi(trimNonDigits(filepath.Base(d)))
+			if err != nil || embeddedVersions[m] == "" {
+				continue
+			}
+			if st, err := os.Stat(filepath.Join(d, "bin", "pg_ctl")); err != nil || st.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(d, "bin", "initdb")); err != nil {
+				continue
+			}
+			all = append(all, installation{d, m})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].major > all[j].major })
+	return all
+}
+
+func trimNonDigits(s string) string {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	return s[i:]
+}
+
+func freePort() (uint32, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return uint32(l.Addr().(*net.TCPAddr).Port), nil
+}

@@ -1,0 +1,116 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Message roles, as stored in messages.role.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleSystem    = "system"
+)
+
+// Message is a row of messages: one turn of a session.
+type Message struct {
+	ID                int64      `db:"id"`
+	SessionID         int64      `db:"session_id"`
+	Role              string     `db:"role"` // RoleUser, RoleAssistant or RoleSystem
+	AuthorID          string     `db:"author_id"`
+	AuthorName        string     `db:"author_name"`
+	Content           string     `db:"content"`
+	PlatformMessageID string     `db:"platform_message_id"` // e.g. the Discord message id
+	ReplyToID         *int64     `db:"reply_to_id"`         // the message (row id) this one answers
+	Model             string     `db:"model"`               // the model that wrote an assistant message
+	CreatedAt         time.Time  `db:"created_at"`
+	ArchivedAt        *time.Time `db:"archived_at"` // set once summarised; archived rows leave the context
+	MemoryID          *int64     `db:"memory_id"`   // the summary that archived it
+	Tokens            *int       `db:"tokens"`
+}
+
+// MessageParams describes a message to insert.
+type MessageParams struct {
+	SessionID         int64  // required
+	Role              string // required: RoleUser, RoleAssistant or RoleSystem
+	AuthorID          string
+	AuthorName        string
+	Content           string
+	PlatformMessageID string
+	ReplyToID         *int64
+	Model             string
+	CreatedAt         time.Time // zero means now
+	Tokens            *int
+}
+
+const messageColumns = "id, session_id, role, author_id, author_name, content, platform_message_id, " +
+	"reply_to_id, model, created_at, archived_at, memory_id, tokens"
+
+// InsertMessage stores a message and returns the stored row.
+func InsertMessage(ctx context.Context, q Querier, p MessageParams) (Message, error) {
+	rows, err := q.Query(ctx, `
+INSERT INTO messages (session_id, role, author_id, author_name, content, platform_message_id,
+                      reply_to_id, model, created_at, tokens)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING `+messageColumns,
+		p.SessionID, p.Role, p.AuthorID, p.AuthorName, p.Content, p.PlatformMessageID,
+		p.ReplyToID, p.Model, utcOrNow(p.CreatedAt), p.Tokens)
+	if err != nil {
+		return Message{}, fmt.Errorf("insert message in session %d: %w", p.SessionID, err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return Message{}, fmt.Errorf("insert message in session %d: %w", p.SessionID, interpretError(err))
+	}
+	return m, nil
+}
+
+// recentMessagesSQL picks the newest unarchived rows through
+// messages_session_recent_idx and returns them oldest first.
+const recentMessagesSQL = `
+SELECT * FROM (
+    SELECT ` + messageColumns + ` FROM messages
+    WHERE session_id = %s AND archived_at IS NULL
+    ORDER BY created_at DESC, id DESC
+    LIMIT $2
+) recent ORDER BY created_at, id`
+
+// RecentMessages returns up to limit of the newest unarchived messages of a
+// session, oldest first.
+func RecentMessages(ctx context.Context, q Querier, sessionID int64, limit int) ([]Message, error) {
+	rows, err := q.Query(ctx, fmt.Sprintf(recentMessagesSQL, "$1"), sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent messages of session %d: %w", sessionID, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return nil, fmt.Errorf("recent messages of session %d: %w", sessionID, err)
+	}
+	return ms, nil
+}
+
+// RecentMessagesByKey is RecentMessages for the session with key, in one
+// round-trip; a session that does not exist yet has no messages.
+func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) ([]Message, error) {
+	rows, err := q.Query(ctx, fmt.Sprintf(recentMessagesSQL, "(SELECT id FROM sessions WHERE key = $1)"), key, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
+	}
+	return ms, nil
+}
+
+// CountMessages counts a session's messages, archived ones included.
+func CountMessages(ctx context.Context, q Querier, sessionID int64) (int, error) {
+	var n int
+	if err := q.QueryRow(ctx, "SELECT count(*) FROM messages WHERE session_id = $1", sessionID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count messages of session %d: %w", sessionID, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,107 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+func TestUpsertSession(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	t0 := time.Date(2026, 11, 30, 15, 4, 0, 0, time.FixedZone("JST", 9*3600))
+
+	first, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		p    db.SessionParams
+		want db.Session // ID, CreatedAt copied from first
+	}{
+		{
+			name: "same params again",
+			p:    db.SessionParams{Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0},
+			want: db.Session{Key: "discord:channel:1", Source: "discord", ChannelID: "1", UpdatedAt: t0.UTC()},
+		},
+		{
+			name: "fills fields it lacked, keeps the ones it had",
+			p:    db.SessionParams{Key: "discord:channel:1", Source: "web", GuildID: "9", ChannelID: "2", Title: "雑談", At: t0.Add(time.Hour)},
+			want: db.Session{Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
+		},
+		{
+			name: "an older activity time never moves updated_at back",
+			p:    db.SessionParams{Key: "discord:channel:1", At: t0.Add(-time.Hour)},
+			want: db.Session{Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := db.UpsertSession(ctx, pool, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.ID, tc.want.CreatedAt = first.ID, first.CreatedAt
+			if got != tc.want {
+				t.Errorf("UpsertSession =\n %+v\nwant\n %+v", got, tc.want)
+			}
+			if got.UpdatedAt.Location() != time.UTC {
+				t.Errorf("updated_at in %v; want UTC", got.UpdatedAt.Location())
+			}
+		})
+	}
+	if n := countRows(t, pool, "sessions"); n != 1 {
+		t.Errorf("sessions has %d rows; want 1", n)
+	}
+
+	byKey, err := db.SessionByKey(ctx, pool, "discord:channel:1")
+	if err != nil || byKey.ID != first.ID {
+		t.Errorf("SessionByKey = %+v, %v; want session %d", byKey, err, first.ID)
+	}
+	if _, err := db.SessionByKey(ctx, pool, "web:nobody"); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("SessionByKey(unknown) error = %v; want ErrNotFound", err)
+	}
+	if _, err := db.UpsertSession(ctx, pool, db.SessionParams{}); err == nil {
+		t.Error("UpsertSession with an empty key succeeded")
+	}
+}
+
+func TestUpsertSessionConcurrent(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	ids := make(chan int64, 8)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "web:admin", Source: "web"})
+			errs <- err
+			ids <- s.ID
+		}()
+	}
+	var first int64
+	for i := range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		id := <-ids
+		if i == 0 {
+			first = id
+		} else if id != first {
+			t.Errorf("concurrent upserts returned sessions %d and %d", first, id)
+		}
+	}
+}
+
+func countRows(t *testing.T, q db.Querier, table string) int {
+	t.Helper()
+	var n int
+	if err := q.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -1,0 +1,70 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// Turn is one exchange to keep: the user's message and the reply to it.
+type Turn struct {
+	Source    string // "discord", "web", …
+	GuildID   string // empty outside guilds
+	ChannelID string
+	User      MessageRecord
+	Reply     MessageRecord
+}
+
+// MessageRecord is one side of a Turn.
+type MessageRecord struct {
+	AuthorID          string
+	AuthorName        string
+	Content           string
+	PlatformMessageID string    // e.g. the Discord message id
+	Model             string    // the model that wrote a reply
+	At                time.Time // zero means the Memory's clock
+}
+
+// Record stores a turn in session key, creating the session if needed. The
+// user message and the reply are written in one transaction: both or neither.
+func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
+	now := m.opts.Now()
+	userAt, replyAt := orNow(turn.User.At, now), orNow(turn.Reply.At, now)
+	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		s, err := db.UpsertSession(ctx, tx, db.SessionParams{
+			Key: string(key), Source: turn.Source, GuildID: turn.GuildID, ChannelID: turn.ChannelID, At: replyAt,
+		})
+		if err != nil {
+			return err
+		}
+		user, err := db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleUser, turn.User, userAt, nil))
+		if err != nil {
+			return err
+		}
+		_, err = db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleAssistant, turn.Reply, replyAt, &user.ID))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record turn in session %q: %w", key, err)
+	}
+	return nil
+}
+
+func messageParams(sessionID int64, role string, r MessageRecord, at time.Time, replyTo *int64) db.MessageParams {
+	return db.MessageParams{
+		SessionID: sessionID, Role: role, AuthorID: r.AuthorID, AuthorName: r.AuthorName,
+		Content: r.Content, PlatformMessageID: r.PlatformMessageID, Model: r.Model,
+		CreatedAt: at, ReplyToID: replyTo,
+	}
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
