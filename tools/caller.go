@@ -11,6 +11,9 @@ type Caller struct {
 	ChannelID string
 	UserID    string
 	MessageID string // message that started the turn
+	// Text is the user's message, so a tool can check the model's reading
+	// of it (a reminder's time against the words the user wrote).
+	Text string
 }
 
 type callerKey struct{}
