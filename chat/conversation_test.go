@@ -1,0 +1,142 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+type echoArgs struct {
+	Word  string `json:"word" jsonschema_description:"the word to shout"`
+	Times int    `json:"times,omitempty" jsonschema:"default=2"`
+}
+
+// newConversation wires the real registry, pipeline and memory to a fake
+// Ollama, as serve does.
+func newConversation(t *testing.T) (*Conversation, *ollamatest.Server, *[]tools.Caller) {
+	t.Helper()
+	srv := ollamatest.New(t)
+	srv.AddModel("qwen3:4b", "completion", "tools")
+	var mu sync.Mutex
+	var callers []tools.Caller
+	reg := tools.NewRegistry()
+	reg.MustRegister(tools.MustNew("shout", "Repeat a word loudly.", func(ctx context.Context, a echoArgs) (string, error) {
+		c, _ := tools.CallerFrom(ctx)
+		mu.Lock()
+		callers = append(callers, c)
+		mu.Unlock()
+		return strings.Repeat(strings.ToUpper(a.Word)+"!", a.Times), nil
+	}))
+	return &Conversation{
+		Store:    memory.New(dbtest.New(t), memory.Options{}),
+		Pipeline: llm.New(llm.Options{Client: srv.Client()}),
+		Model:    "qwen3:4b",
+		Tools:    reg,
+	}, srv, &callers
+}
+
+func toolResults(req api.ChatRequest) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+func TestConversationToolRound(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       map[string]any
+		wantResult string
+	}{
+		{"good arguments", map[string]any{"word": "hey"}, "HEY!HEY!"},
+		{"malformed argument", map[string]any{"word": "hey", "times": "lots"}, `Error: invalid argument "times"`},
+		{"missing argument", map[string]any{}, `Error: invalid argument "word"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, srv, callers := newConversation(t)
+			srv.Script(ollamatest.ToolCalls(ollamatest.Call("shout", tc.args)), ollamatest.Text("どうぞ。"))
+
+			var events []string
+			err := c.Handle(context.Background(), Request{
+				Session: "discord:channel:1", Source: "discord", ChannelID: "1", AuthorID: "42", Text: "叫んで",
+			}, func(e llm.Event) error {
+				switch e := e.(type) {
+				case llm.ToolStarted:
+					events = append(events, "start:"+e.Name)
+				case llm.ToolFinished:
+					events = append(events, "done:"+e.Name)
+				case llm.Text:
+					events = append(events, "text:"+e.Text)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(events, " "); got != "start:shout done:shout text:どうぞ。" {
+				t.Errorf("events = %s", got)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d LLM calls, want 2 (tool round + answer)", len(reqs))
+			}
+			if len(reqs[0].Tools) != 1 || reqs[0].Tools[0].Function.Name != "shout" {
+				t.Errorf("tools offered = %v", reqs[0].Tools)
+			}
+			res := toolResults(reqs[1])
+			if len(res) != 1 || !strings.HasPrefix(res[0], tc.wantResult) {
+				t.Errorf("tool result sent back = %q, want prefix %q", res, tc.wantResult)
+			}
+			if tc.name == "good arguments" && ((*callers)[0].UserID != "42" || (*callers)[0].Text != "叫んで") {
+				t.Errorf("tool saw caller %+v", (*callers)[0])
+			}
+		})
+	}
+}
+
+func TestConversationRecordsTheTurn(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	srv.Script(ollamatest.Text("一つ目の答え"), ollamatest.Text("二つ目の答え"))
+	emit := func(llm.Event) error { return nil }
+	for _, q := range []string{"一つ目", "二つ目"} {
+		if err := c.Handle(context.Background(), Request{Session: "web:admin", Source: "web", Text: q}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := srv.Requests()[1]
+	b, _ := json.Marshal(second.Messages)
+	if !strings.Contains(string(b), "一つ目の答え") {
+		t.Errorf("the first turn is not in the second prompt: %s", b)
+	}
+}
+
+func TestConversationExtraSystemText(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	c.System = "天気予報: 晴れ"
+	srv.Script(ollamatest.Text("晴れです"))
+	if err := c.Handle(context.Background(), Request{Session: "web:admin", Text: "天気は？"}, func(llm.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[0].Messages
+	if msgs[0].Role != "system" || msgs[1].Role != "system" || msgs[1].Content != "天気予報: 晴れ" {
+		t.Errorf("extra system text not right after the persona: %+v", msgs[:2])
+	}
+	if msgs[len(msgs)-1].Content != "天気は？" {
+		t.Errorf("user message not last: %+v", msgs[len(msgs)-1])
+	}
+}
