@@ -1,0 +1,324 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// DefaultAPIBase is Discord's own API origin.
+const DefaultAPIBase = "https://discord.com/"
+
+// Intents the bot identifies with. Message Content is a privileged intent:
+// enable "MESSAGE CONTENT INTENT" for the application in the Developer Portal
+// (Bot → Privileged Gateway Intents), or guild messages arrive without text.
+// Guilds, Guild Messages and Direct Messages need no portal switch.
+const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
+	discordgo.IntentsDirectMessages | discordgo.IntentsMessageContent
+
+// Responder answers one user turn, streaming its progress through emit. The
+// app's chat service implements it. When emit returns an error the turn
+// should stop and return it.
+type Responder interface {
+	Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error
+}
+
+// CommandFunc handles one slash-command interaction. ctx ends when the bot
+// stops or the interaction token expires.
+type CommandFunc func(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate)
+
+// Options configure a Bot. Zero values get the documented defaults.
+type Options struct {
+	Token      string       // bot token, with or without the "Bot " prefix; required
+	APIBase    string       // origin of a Discord-compatible API; default DefaultAPIBase
+	HTTPClient *http.Client // used for REST and gateway discovery; default: 20 s timeout
+	Responder  Responder    // required
+	Logger     *slog.Logger // default slog.Default()
+
+	// RateLimit is how many turns one user may start per RateWindow; over
+	// it the user gets a notice once and is not answered. 0 = unlimited.
+	RateLimit  int
+	RateWindow time.Duration // default 1 minute
+
+	EditInterval    time.Duration    // least time between edits of one message while text streams; default 1 s
+	ShutdownTimeout time.Duration    // how long Stop lets running replies finish before cutting them; default 10 s
+	Now             func() time.Time // default time.Now
+}
+
+// Bot is the Discord adapter: it turns mentions and DMs into chat requests,
+// answers each channel in order and renders the streamed reply.
+type Bot struct {
+	opts    Options
+	session *discordgo.Session
+	log     *slog.Logger
+	limiter *limiter
+
+	ctx    context.Context // ends when Stop gives up waiting for replies
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // channel workers, notices and command handlers
+
+	mu       sync.Mutex
+	botID    string
+	appID    string
+	queues   map[string]*channelQueue
+	stopping bool
+	commands []*discordgo.ApplicationCommand
+	handlers map[string]CommandFunc
+
+	ready     atomic.Bool
+	readyOnce sync.Once
+	readyCh   chan struct{}
+	stopOnce  sync.Once
+}
+
+// New builds a Bot; nothing connects until Start.
+func New(opts Options) (*Bot, error) {
+	if opts.Token == "" {
+		return nil, errors.New("bot: token is required")
+	}
+	if opts.Responder == nil {
+		return nil, errors.New("bot: responder is required")
+	}
+	if opts.APIBase == "" {
+		opts.APIBase = DefaultAPIBase
+	}
+	base, err := url.Parse(opts.APIBase)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("bot: api base %q: want an http(s) URL", opts.APIBase)
+	}
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 20 * time.Second}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.RateWindow <= 0 {
+		opts.RateWindow = time.Minute
+	}
+	if opts.EditInterval <= 0 {
+		opts.EditInterval = time.Second
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+
+	token := opts.Token
+	if !strings.HasPrefix(token, "Bot ") {
+		token = "Bot " + token
+	}
+	s, err := discordgo.New(token)
+	if err != nil {
+		return nil, fmt.Errorf("bot: new session: %w", err)
+	}
+	s.Client = rebaseClient(opts.HTTPClient, base)
+	// The gateway URL comes from GET {base}api/v{N}/gateway through s.Client;
+	// the websocket is dialed with s.Dialer, honouring proxy settings.
+	s.Dialer = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	s.Identify.Intents = Intents
+	s.ShouldRetryOnRateLimit = true // discordgo waits out Retry-After on REST 429s itself
+	s.ShouldReconnectOnError = true
+	// Handlers run in the gateway's read loop, in arrival order, so messages
+	// of one channel are queued in the order Discord sent them. They only
+	// enqueue work and return.
+	s.SyncEvents = true
+
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Bot{
+		opts:     opts,
+		session:  s,
+		log:      opts.Logger.With(slog.String("component", "discord")),
+		limiter:  newLimiter(opts.RateLimit, opts.RateWindow),
+		ctx:      ctx,
+		cancel:   cancel,
+		queues:   map[string]*channelQueue{},
+		handlers: map[string]CommandFunc{},
+		readyCh:  make(chan struct{}),
+	}
+	s.AddHandler(b.onReady)
+	s.AddHandler(b.onResumed)
+	s.AddHandler(b.onDisconnect)
+	s.AddHandler(b.onMessageCreate)
+	s.AddHandler(b.onInteractionCreate)
+	return b, nil
+}
+
+// Session is the underlying discordgo session, for sending messages outside
+// a turn (reminders, scheduled posts). Its REST calls go to the API base.
+func (b *Bot) Session() *discordgo.Session { return b.session }
+
+// Ready reports whether the gateway is connected (for /readyz).
+func (b *Bot) Ready() bool { return b.ready.Load() }
+
+// UserID is the bot's own user id, known once Start returned.
+func (b *Bot) UserID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.botID
+}
+
+// AddCommand registers a slash command, created (bulk-overwritten) globally
+// at Start, and its handler. Call it before Start.
+func (b *Bot) AddCommand(cmd *discordgo.ApplicationCommand, fn CommandFunc) {
+	b.mu.Lock()
+	b.commands = append(b.commands, cmd)
+	b.mu.Unlock()
+	b.HandleCommand(cmd.Name, fn)
+}
+
+// HandleCommand sets the handler for interactions of the named command.
+func (b *Bot) HandleCommand(name string, fn CommandFunc) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.handlers[name] = fn
+}
+
+// Start opens the gateway, waits for READY (30 s unless ctx has an earlier
+// deadline) and registers the slash commands added so far.
+func (b *Bot) Start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+
+	opened := make(chan error, 1)
+	go func() { opened <- b.session.Open() }()
+	select {
+	case err := <-opened:
+		if err != nil {
+			return fmt.Errorf("open discord gateway: %w", err)
+		}
+	case <-ctx.Done():
+		go func() {
+			if <-opened == nil {
+				b.session.Close()
+			}
+		}()
+		return fmt.Errorf("open discord gateway: %w", ctx.Err())
+	}
+	select {
+	case <-b.readyCh:
+	case <-ctx.Done():
+		b.session.Close()
+		return fmt.Errorf("wait for discord ready: %w", ctx.Err())
+	}
+
+	b.mu.Lock()
+	cmds, appID := b.commands, b.appID
+	b.mu.Unlock()
+	if len(cmds) > 0 {
+		if _, err := b.session.ApplicationCommandBulkOverwrite(appID, "", cmds, discordgo.WithContext(ctx)); err != nil {
+			b.session.Close()
+			return fmt.Errorf("register %d slash commands: %w", len(cmds), err)
+		}
+	}
+	b.log.Info("discord connected", "user_id", b.UserID(), "commands", len(cmds))
+	return nil
+}
+
+// Stop closes the gateway, drops turns still waiting in channel queues, lets
+// running replies finish for up to ShutdownTimeout, then cuts them (the
+// partial answer stays, with a note). Safe to call more than once.
+func (b *Bot) Stop() {
+	b.stopOnce.Do(func() {
+		b.mu.Lock()
+		b.stopping = true
+		dropped := 0
+		for _, q := range b.queues {
+			dropped += len(q.jobs)
+			q.jobs = nil
+		}
+		b.mu.Unlock()
+		b.ready.Store(false)
+		if err := b.session.Close(); err != nil {
+			b.log.Warn("discord close", "err", err)
+		}
+
+		done := make(chan struct{})
+		go func() {
+			b.wg.Wait()
+			close(done)
+		}()
+		t := time.NewTimer(b.opts.ShutdownTimeout)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			b.log.Warn("discord stop: cutting running replies")
+			b.cancel()
+			<-done // cut replies write their last content with per-call deadlines
+		}
+		b.cancel()
+		if dropped > 0 {
+			b.log.Warn("discord stop: queued messages not answered", "count", dropped)
+		}
+	})
+}
+
+func (b *Bot) now() time.Time { return b.opts.Now() }
+
+func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
+	b.mu.Lock()
+	if r.User != nil {
+		b.botID = r.User.ID
+	}
+	if r.Application != nil && r.Application.ID != "" {
+		b.appID = r.Application.ID
+	} else {
+		b.appID = b.botID
+	}
+	b.mu.Unlock()
+	b.ready.Store(true)
+	b.readyOnce.Do(func() { close(b.readyCh) })
+}
+
+func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) { b.ready.Store(true) }
+
+func (b *Bot) onDisconnect(*discordgo.Session, *discordgo.Disconnect) { b.ready.Store(false) }
+
+// recoverEvent keeps one bad event from taking the gateway loop down.
+func (b *Bot) recoverEvent(event string) {
+	if p := recover(); p != nil {
+		b.log.Error("discord event handler panic", "event", event, "panic", fmt.Sprint(p))
+	}
+}
+
+func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
+	defer b.recoverEvent("interaction_create")
+	if i.Type != discordgo.InteractionApplicationCommand {
+		return
+	}
+	name := i.ApplicationCommandData().Name
+	b.mu.Lock()
+	fn, stopping := b.handlers[name], b.stopping
+	if fn != nil && !stopping {
+		b.wg.Add(1)
+	}
+	b.mu.Unlock()
+	if fn == nil || stopping {
+		return
+	}
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("command " + name)
+		// An interaction token is valid for 15 minutes.
+		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
+		defer cancel()
+		fn(ctx, s, i)
+	}()
+}

@@ -1,0 +1,717 @@
+// Package discordtest is an in-process fake of Discord that speaks the real
+// protocol: REST under /api/v{N}/ and a gateway websocket. Tests point the real
+// discordgo client at it (as the bot's API base) and observe what the bot did.
+package discordtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+)
+
+// Fixed identities of the fake.
+const (
+	botID     = "100000000000000001"
+	botName   = "yorozu"
+	appID     = "100000000000000002"
+	sessionID = "fake-session"
+
+	// nonceWindow is how long Discord remembers an enforced nonce.
+	nonceWindow = 5 * time.Minute
+	// maxContent is Discord's message length limit, in characters.
+	maxContent = 2000
+)
+
+// Call is one REST request the fake answered.
+type Call struct {
+	Method    string
+	Path      string          // path after /api/v{N}, e.g. "/channels/1/messages"
+	Body      json.RawMessage // request body when it was JSON
+	Status    int             // HTTP status the fake answered with
+	Time      time.Time
+	MessageID string // message created or edited, if any
+	Content   string // message content after the call, if any
+}
+
+// Message is a message as the fake stores it, after all edits.
+type Message struct {
+	ID              string
+	ChannelID       string
+	AuthorID        string
+	Content         string
+	Reference       *discordgo.MessageReference
+	AllowedMentions *discordgo.MessageAllowedMentions
+	WebhookID       string
+	Edits           int
+}
+
+type failure struct {
+	status  int
+	code    int
+	message string
+}
+
+type rateRule struct {
+	method, prefix string
+	n              int
+	retryAfter     time.Duration
+}
+
+type nonceEntry struct {
+	messageID string
+	at        time.Time
+}
+
+type webhook struct{ token, channelID string }
+
+type gatewayConn struct {
+	ws  *websocket.Conn
+	mu  sync.Mutex // serialises writes
+	seq int64
+}
+
+// Server is a fake Discord. Create it with New; it closes with the test.
+type Server struct {
+	t       testing.TB
+	httpSrv *httptest.Server
+	upgr    websocket.Upgrader
+
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced on every state change
+	nextID     uint64
+	calls      []Call
+	channels   map[string]bool
+	failures   map[string]failure
+	messages   map[string]*Message
+	order      map[string][]string // channel id -> message ids in creation order
+	nonces     map[string]nonceEntry
+	rules      []*rateRule
+	webhooks   map[string]webhook
+	commands   []*discordgo.ApplicationCommand
+	responses  []InteractionResponse
+	conns      map[*gatewayConn]bool
+	identified int
+	closed     bool
+	wg         sync.WaitGroup
+}
+
+// InteractionResponse is one interaction callback the bot made.
+type InteractionResponse struct {
+	InteractionID string
+	Token         string
+	Response      discordgo.InteractionResponse
+}
+
+var apiPrefix = regexp.MustCompile(`^/api/v[0-9]+`)
+
+// New starts a fake Discord for the test and closes it at cleanup.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{
+		t:        t,
+		changed:  make(chan struct{}),
+		nextID:   1_200_000_000_000_000_000,
+		channels: map[string]bool{},
+		failures: map[string]failure{},
+		messages: map[string]*Message{},
+		order:    map[string][]string{},
+		nonces:   map[string]nonceEntry{},
+		webhooks: map[string]webhook{},
+		conns:    map[*gatewayConn]bool{},
+	}
+	s.httpSrv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the API base to give the bot, e.g. "http://127.0.0.1:1234/".
+func (s *Server) URL() string { return s.httpSrv.URL + "/" }
+
+// BotID is the user id of the bot account the fake logs in.
+func (s *Server) BotID() string { return botID }
+
+// AppID is the application id reported in READY.
+func (s *Server) AppID() string { return appID }
+
+// NewID returns a fresh snowflake.
+func (s *Server) NewID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newIDLocked()
+}
+
+func (s *Server) newIDLocked() string {
+	s.nextID++
+	return strconv.FormatUint(s.nextID, 10)
+}
+
+// AddChannel makes a channel known, so sends to it succeed.
+func (s *Server) AddChannel(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.channels[id] = true
+}
+
+// FailChannel makes every REST call on the channel answer with the given
+// status and Discord error code and message.
+func (s *Server) FailChannel(id string, status, code int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures[id] = failure{status: status, code: code, message: msg}
+}
+
+// AddWebhook registers a webhook that posts into channelID.
+func (s *Server) AddWebhook(id, token, channelID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhooks[id] = webhook{token: token, channelID: channelID}
+	s.channels[channelID] = true
+}
+
+// RateLimitNext answers the next n requests whose method matches and whose
+// path (after /api/v{N}) starts with pathPrefix with 429 Too Many Requests.
+func (s *Server) RateLimitNext(method, pathPrefix string, n int, retryAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append(s.rules, &rateRule{method: method, prefix: pathPrefix, n: n, retryAfter: retryAfter})
+}
+
+// Calls returns every REST call so far, in order.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Messages returns the messages of a channel in creation order, with their
+// current content. User messages sent with SendMessage are included.
+func (s *Server) Messages(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	for _, id := range s.order[channelID] {
+		m := *s.messages[id]
+		out = append(out, m)
+	}
+	return out
+}
+
+// BotMessages returns the messages the bot posted in a channel, in order.
+func (s *Server) BotMessages(channelID string) []Message {
+	var out []Message
+	for _, m := range s.Messages(channelID) {
+		if m.AuthorID == botID {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Commands returns the application commands last bulk-overwritten.
+func (s *Server) Commands() []*discordgo.ApplicationCommand {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*discordgo.ApplicationCommand(nil), s.commands...)
+}
+
+// InteractionResponses returns the interaction callbacks received so far.
+func (s *Server) InteractionResponses() []InteractionResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]InteractionResponse(nil), s.responses...)
+}
+
+// WaitFor blocks until cond returns true or ctx ends. cond is evaluated after
+// every state change of the fake (REST call, gateway connect) and may call the
+// Server's getters.
+func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("discordtest: wait: %w", ctx.Err())
+		}
+	}
+}
+
+// WaitConnected blocks until a gateway client is connected (has identified or
+// resumed and not been disconnected since).
+func (s *Server) WaitConnected(ctx context.Context) error {
+	return s.WaitFor(ctx, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) > 0
+	})
+}
+
+// Sessions counts IDENTIFY and RESUME handshakes completed so far; it grows
+// by one on every reconnect.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.identified
+}
+
+// notifyLocked wakes WaitFor callers. s.mu must be held.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// SendMessage stores m as a user message and dispatches MESSAGE_CREATE to
+// connected clients. Empty ID and Timestamp are filled in; the channel
+// becomes known.
+func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
+	s.mu.Lock()
+	if m.ID == "" {
+		m.ID = s.newIDLocked()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = time.Now()
+	}
+	s.channels[m.ChannelID] = true
+	authorID := ""
+	if m.Author != nil {
+		authorID = m.Author.ID
+	}
+	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID})
+	s.mu.Unlock()
+	s.Dispatch("MESSAGE_CREATE", m)
+	return m
+}
+
+// SendInteraction dispatches INTERACTION_CREATE to connected clients.
+func (s *Server) SendInteraction(i *discordgo.Interaction) {
+	if i.ID == "" {
+		i.ID = s.NewID()
+	}
+	if i.AppID == "" {
+		i.AppID = appID
+	}
+	s.Dispatch("INTERACTION_CREATE", i)
+}
+
+// Dispatch sends a gateway dispatch (op 0) of type t to every connected client.
+func (s *Server) Dispatch(t string, data any) {
+	s.mu.Lock()
+	conns := make([]*gatewayConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		if err := c.dispatch(t, data); err != nil {
+			s.t.Logf("discordtest: dispatch %s: %v", t, err)
+		}
+	}
+}
+
+// Disconnect drops every gateway connection, as Discord does before asking
+// a client to reconnect.
+func (s *Server) Disconnect() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[*gatewayConn]bool{}
+	s.notifyLocked()
+	s.mu.Unlock()
+	for c := range conns {
+		c.ws.Close()
+	}
+}
+
+// Close drops gateway connections and stops the server. Idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.Disconnect()
+	s.httpSrv.Close()
+	s.wg.Wait()
+}
+
+func (s *Server) storeLocked(m *Message) {
+	s.messages[m.ID] = m
+	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
+}
+
+func (s *Server) wireMessage(m *Message) *discordgo.Message {
+	author := &discordgo.User{ID: m.AuthorID}
+	if m.AuthorID == botID {
+		author = &discordgo.User{ID: botID, Username: botName, Bot: true}
+	}
+	return &discordgo.Message{
+		ID:               m.ID,
+		ChannelID:        m.ChannelID,
+		Content:          m.Content,
+		Author:           author,
+		Timestamp:        time.Now(),
+		MessageReference: m.Reference,
+		WebhookID:        m.WebhookID,
+	}
+}
+
+// --- REST ---------------------------------------------------------------
+
+type response struct {
+	status int
+	body   any
+	header http.Header
+	msg    *Message
+}
+
+func apiError(status, code int, msg string) response {
+	return response{status: status, body: map[string]any{"message": msg, "code": code}}
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/gateway" || r.URL.Path == "/gateway/" {
+		s.serveGateway(w, r)
+		return
+	}
+	loc := apiPrefix.FindString(r.URL.Path)
+	if loc == "" {
+		http.NotFound(w, r)
+		return
+	}
+	path := strings.TrimPrefix(r.URL.Path, loc)
+	body, _ := io.ReadAll(r.Body)
+	var raw json.RawMessage
+	if json.Valid(body) {
+		raw = body
+	}
+
+	s.mu.Lock()
+	res := s.routeLocked(r, path, raw)
+	c := Call{Method: r.Method, Path: path, Body: raw, Status: res.status, Time: time.Now()}
+	if res.msg != nil {
+		c.MessageID, c.Content = res.msg.ID, res.msg.Content
+	}
+	s.calls = append(s.calls, c)
+	var out any = res.body
+	if res.msg != nil && res.body == nil && res.status == http.StatusOK {
+		out = s.wireMessage(res.msg)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	for k, v := range res.header {
+		w.Header()[k] = v
+	}
+	if out == nil {
+		w.WriteHeader(res.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(res.status)
+	json.NewEncoder(w).Encode(out)
+}
+
+func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage) response {
+	for i, rule := range s.rules {
+		if rule.method == r.Method && strings.HasPrefix(path, rule.prefix) {
+			rule.n--
+			if rule.n <= 0 {
+				s.rules = append(s.rules[:i], s.rules[i+1:]...)
+			}
+			return rateLimited(rule.retryAfter)
+		}
+	}
+	seg := strings.Split(strings.Trim(path, "/"), "/")
+	needAuth := !(seg[0] == "webhooks" || seg[0] == "interactions")
+	if needAuth && !strings.HasPrefix(r.Header.Get("Authorization"), "Bot ") {
+		return apiError(http.StatusUnauthorized, 0, "401: Unauthorized")
+	}
+	switch {
+	case r.Method == http.MethodGet && path == "/gateway":
+		return response{status: 200, body: map[string]any{"url": s.gatewayURL()}}
+	case r.Method == http.MethodGet && path == "/gateway/bot":
+		return response{status: 200, body: map[string]any{
+			"url": s.gatewayURL(), "shards": 1,
+			"session_start_limit": map[string]int{"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1},
+		}}
+	case r.Method == http.MethodGet && path == "/users/@me":
+		return response{status: 200, body: &discordgo.User{ID: botID, Username: botName, Bot: true}}
+	case seg[0] == "channels" && len(seg) >= 3:
+		return s.channelLocked(r.Method, seg[1], seg[2:], body)
+	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
+		return s.webhookLocked(seg[1], seg[2], r.URL.Query().Get("wait") == "true", body)
+	case seg[0] == "applications" && len(seg) == 3 && seg[2] == "commands" && r.Method == http.MethodPut:
+		var cmds []*discordgo.ApplicationCommand
+		if err := json.Unmarshal(body, &cmds); err != nil {
+			return apiError(400, 50109, "The request body contains invalid JSON.")
+		}
+		for _, c := range cmds {
+			c.ID, c.ApplicationID = s.newIDLocked(), seg[1]
+		}
+		s.commands = cmds
+		return response{status: 200, body: cmds}
+	case seg[0] == "interactions" && len(seg) == 4 && seg[3] == "callback" && r.Method == http.MethodPost:
+		var ir discordgo.InteractionResponse
+		if err := json.Unmarshal(body, &ir); err != nil {
+			return apiError(400, 50109, "The request body contains invalid JSON.")
+		}
+		s.responses = append(s.responses, InteractionResponse{InteractionID: seg[1], Token: seg[2], Response: ir})
+		return response{status: http.StatusNoContent}
+	}
+	return apiError(http.StatusNotFound, 0, "404: Not Found")
+}
+
+func rateLimited(after time.Duration) response {
+	secs := after.Seconds()
+	h := http.Header{}
+	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+	h.Set("X-RateLimit-Limit", "5")
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(secs, 'f', 3, 64))
+	h.Set("X-RateLimit-Bucket", "fake-bucket")
+	h.Set("X-RateLimit-Scope", "user")
+	return response{status: http.StatusTooManyRequests, header: h, body: map[string]any{
+		"message": "You are being rate limited.", "retry_after": secs, "global": false,
+	}}
+}
+
+func (s *Server) gatewayURL() string {
+	return "ws" + strings.TrimPrefix(s.httpSrv.URL, "http") + "/gateway"
+}
+
+// outgoing is the subset of a create/edit message body the fake understands.
+type outgoing struct {
+	Content          *string                           `json:"content"`
+	Nonce            json.RawMessage                   `json:"nonce"`
+	EnforceNonce     bool                              `json:"enforce_nonce"`
+	MessageReference *discordgo.MessageReference       `json:"message_reference"`
+	AllowedMentions  *discordgo.MessageAllowedMentions `json:"allowed_mentions"`
+	Embeds           []json.RawMessage                 `json:"embeds"`
+}
+
+func (s *Server) channelLocked(method, channelID string, rest []string, body json.RawMessage) response {
+	if f, ok := s.failures[channelID]; ok {
+		return apiError(f.status, f.code, f.message)
+	}
+	if !s.channels[channelID] {
+		return apiError(http.StatusNotFound, 10003, "Unknown Channel")
+	}
+	switch {
+	case len(rest) == 1 && rest[0] == "typing" && method == http.MethodPost:
+		return response{status: http.StatusNoContent}
+	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodPost:
+		var in outgoing
+		if err := json.Unmarshal(body, &in); err != nil {
+			return apiError(400, 50109, "The request body contains invalid JSON.")
+		}
+		return s.createLocked(channelID, botID, "", in)
+	case len(rest) == 2 && rest[0] == "messages" && method == http.MethodPatch:
+		var in outgoing
+		if err := json.Unmarshal(body, &in); err != nil {
+			return apiError(400, 50109, "The request body contains invalid JSON.")
+		}
+		m, ok := s.messages[rest[1]]
+		if !ok || m.ChannelID != channelID {
+			return apiError(http.StatusNotFound, 10008, "Unknown Message")
+		}
+		if m.AuthorID != botID {
+			return apiError(http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
+		}
+		if in.Content != nil {
+			if r := checkContent(*in.Content, len(in.Embeds)); r.status != 0 {
+				return r
+			}
+			m.Content = *in.Content
+		}
+		if in.AllowedMentions != nil {
+			m.AllowedMentions = in.AllowedMentions
+		}
+		m.Edits++
+		return response{status: 200, msg: m}
+	}
+	return apiError(http.StatusNotFound, 0, "404: Not Found")
+}
+
+func checkContent(content string, embeds int) response {
+	if strings.TrimSpace(content) == "" && embeds == 0 {
+		return apiError(400, 50006, "Cannot send an empty message")
+	}
+	if utf8.RuneCountInString(content) > maxContent {
+		return apiError(400, 50035, "Invalid Form Body: content: Must be 2000 or fewer in length.")
+	}
+	return response{}
+}
+
+func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing) response {
+	content := ""
+	if in.Content != nil {
+		content = *in.Content
+	}
+	if r := checkContent(content, len(in.Embeds)); r.status != 0 {
+		return r
+	}
+	nonce := strings.Trim(string(in.Nonce), `"`)
+	if in.EnforceNonce && nonce != "" {
+		key := channelID + "/" + nonce
+		if e, ok := s.nonces[key]; ok && time.Since(e.at) < nonceWindow {
+			return response{status: 200, msg: s.messages[e.messageID]}
+		}
+	}
+	if ref := in.MessageReference; ref != nil {
+		target, ok := s.messages[ref.MessageID]
+		if (!ok || target.ChannelID != channelID) && (ref.FailIfNotExists == nil || *ref.FailIfNotExists) {
+			return apiError(400, 50035, "Invalid Form Body: message_reference: Unknown message")
+		}
+	}
+	m := &Message{
+		ID: s.newIDLocked(), ChannelID: channelID, AuthorID: authorID, Content: content,
+		Reference: in.MessageReference, AllowedMentions: in.AllowedMentions, WebhookID: webhookID,
+	}
+	s.storeLocked(m)
+	if in.EnforceNonce && nonce != "" {
+		s.nonces[channelID+"/"+nonce] = nonceEntry{messageID: m.ID, at: time.Now()}
+	}
+	return response{status: 200, msg: m}
+}
+
+func (s *Server) webhookLocked(id, token string, wait bool, body json.RawMessage) response {
+	wh, ok := s.webhooks[id]
+	if !ok || wh.token != token {
+		return apiError(http.StatusNotFound, 10015, "Unknown Webhook")
+	}
+	var in outgoing
+	if err := json.Unmarshal(body, &in); err != nil {
+		return apiError(400, 50109, "The request body contains invalid JSON.")
+	}
+	res := s.createLocked(wh.channelID, id, id, in)
+	if res.status == 200 && !wait {
+		return response{status: http.StatusNoContent, msg: res.msg, body: nil}
+	}
+	return res
+}
+
+// --- gateway ------------------------------------------------------------
+
+type frame struct {
+	Op int             `json:"op"`
+	D  json.RawMessage `json:"d,omitempty"`
+	S  int64           `json:"s,omitempty"`
+	T  string          `json:"t,omitempty"`
+}
+
+func (c *gatewayConn) write(f any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	return c.ws.WriteJSON(f)
+}
+
+func (c *gatewayConn) dispatch(t string, data any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dispatchLocked(t, data)
+}
+
+func (c *gatewayConn) dispatchLocked(t string, data any) error {
+	d, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("marshal %s: %w", t, err)
+	}
+	c.seq++
+	c.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	return c.ws.WriteJSON(frame{Op: 0, T: t, S: c.seq, D: d})
+}
+
+func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.upgr.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ws.Close()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	defer ws.Close()
+
+	c := &gatewayConn{ws: ws}
+	if err := c.write(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": 41250}}); err != nil {
+		return
+	}
+	for {
+		var f frame
+		if err := ws.ReadJSON(&f); err != nil {
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.notifyLocked()
+			s.mu.Unlock()
+			return
+		}
+		switch f.Op {
+		case 1: // heartbeat
+			c.write(map[string]any{"op": 11})
+		case 2: // identify
+			s.connect(c, "READY", map[string]any{
+				"v":                  10,
+				"user":               &discordgo.User{ID: botID, Username: botName, Bot: true},
+				"session_id":         sessionID,
+				"resume_gateway_url": s.gatewayURL(),
+				"application":        map[string]any{"id": appID, "flags": 0},
+				"guilds":             []any{},
+				"private_channels":   []any{},
+			})
+		case 6: // resume
+			var d struct {
+				SessionID string `json:"session_id"`
+				Seq       int64  `json:"seq"`
+			}
+			json.Unmarshal(f.D, &d)
+			if d.SessionID != sessionID {
+				c.write(map[string]any{"op": 9, "d": false})
+				continue
+			}
+			c.mu.Lock()
+			c.seq = d.Seq
+			c.mu.Unlock()
+			s.connect(c, "RESUMED", map[string]any{})
+		}
+	}
+}
+
+// connect registers c for dispatches and sends its first dispatch (READY or
+// RESUMED). c.mu is held throughout so no dispatch can overtake it.
+func (s *Server) connect(c *gatewayConn, t string, data any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.mu.Lock()
+	s.conns[c] = true
+	s.identified++
+	s.notifyLocked()
+	s.mu.Unlock()
+	if err := c.dispatchLocked(t, data); err != nil {
+		s.t.Logf("discordtest: %s: %v", t, err)
+	}
+}

@@ -1,0 +1,148 @@
+package discordtest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+)
+
+// session is a real discordgo session whose REST calls go to the fake.
+func session(t *testing.T, srv *discordtest.Server) *discordgo.Session {
+	t.Helper()
+	s, err := discordgo.New("Bot test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := url.Parse(srv.URL())
+	s.Client = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.URL.Scheme, r.URL.Host, r.Host = base.Scheme, base.Host, ""
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	return s
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestREST(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddChannel("1")
+
+	m, err := s.ChannelMessageSend("1", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ChannelMessageEdit("1", m.ID, "hello, edited"); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Messages("1"); len(got) != 1 || got[0].Content != "hello, edited" || got[0].Edits != 1 {
+		t.Errorf("messages = %+v", got)
+	}
+
+	_, err = s.ChannelMessageSend("404", "x")
+	var rest *discordgo.RESTError
+	if !errors.As(err, &rest) || rest.Message == nil || rest.Message.Code != 10003 {
+		t.Errorf("unknown channel: err = %v, want code 10003", err)
+	}
+
+	srv.FailChannel("1", http.StatusForbidden, 50013, "Missing Permissions")
+	if _, err := s.ChannelMessageSend("1", "x"); !errors.As(err, &rest) || rest.Message.Code != 50013 {
+		t.Errorf("failed channel: err = %v, want code 50013", err)
+	}
+
+	srv.AddChannel("2")
+	if _, err := s.ChannelMessageSend("2", strings.Repeat("あ", 2001)); err == nil {
+		t.Error("a 2,001-character message was accepted")
+	}
+}
+
+func TestNonceIsEnforced(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddChannel("1")
+	body := map[string]any{"content": "リマインドです", "nonce": "rem-7", "enforce_nonce": true}
+	var first, second discordgo.Message
+	for _, out := range []*discordgo.Message{&first, &second} {
+		raw, err := s.RequestWithBucketID("POST", discordgo.EndpointChannelMessages("1"), body, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := discordgo.Unmarshal(raw, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if first.ID != second.ID || len(srv.Messages("1")) != 1 {
+		t.Errorf("same nonce created two messages: %s, %s", first.ID, second.ID)
+	}
+}
+
+func TestRateLimitNextIsRetried(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddChannel("1")
+	srv.RateLimitNext("POST", "/channels/1/messages", 1, 20*time.Millisecond)
+	if _, err := s.ChannelMessageSend("1", "after 429"); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.Calls()
+	if len(calls) != 2 || calls[0].Status != 429 || calls[1].Status != 200 {
+		t.Errorf("calls = %+v, want a 429 then a 200", calls)
+	}
+}
+
+func TestWebhookAndCommands(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddWebhook("10", "tok", "3")
+	m, err := s.WebhookExecute("10", "tok", true, &discordgo.WebhookParams{Content: "天気です"})
+	if err != nil || m.ChannelID != "3" || m.WebhookID != "10" {
+		t.Fatalf("webhook execute = %+v, %v", m, err)
+	}
+	if _, err := s.WebhookExecute("10", "wrong", true, &discordgo.WebhookParams{Content: "x"}); err == nil {
+		t.Error("a wrong webhook token was accepted")
+	}
+	cmds, err := s.ApplicationCommandBulkOverwrite(srv.AppID(), "", []*discordgo.ApplicationCommand{{Name: "remind", Description: "d"}})
+	if err != nil || len(cmds) != 1 || cmds[0].ID == "" {
+		t.Fatalf("bulk overwrite = %+v, %v", cmds, err)
+	}
+}
+
+func TestGatewayDispatchesMessages(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	s.SyncEvents = true
+	got := make(chan *discordgo.MessageCreate, 1)
+	s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) { got <- m })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := srv.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.State.User == nil || s.State.User.ID != srv.BotID() {
+		t.Errorf("READY user = %+v", s.State.User)
+	}
+	srv.SendMessage(&discordgo.Message{ChannelID: "1", Author: &discordgo.User{ID: "2"}, Content: "やあ"})
+	select {
+	case m := <-got:
+		if m.Content != "やあ" {
+			t.Errorf("content = %q", m.Content)
+		}
+	case <-ctx.Done():
+		t.Fatal("no MESSAGE_CREATE")
+	}
+}

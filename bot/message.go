@@ -1,0 +1,110 @@
+package bot
+
+import (
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/yorozu-bot/yorozu/chat"
+)
+
+// toRequest turns a MESSAGE_CREATE into a chat request, or reports that the
+// bot should ignore the message: its own, other bots', webhooks', system
+// messages, and guild messages that do not mention it. DMs need no mention.
+func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request, bool) {
+	if m == nil || m.Author == nil || botID == "" {
+		return chat.Request{}, false
+	}
+	if m.Author.ID == botID || m.Author.Bot || m.WebhookID != "" {
+		return chat.Request{}, false
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return chat.Request{}, false
+	}
+	dm := m.GuildID == ""
+	if !dm && !mentions(m, botID) {
+		return chat.Request{}, false
+	}
+
+	session := "discord:channel:" + m.ChannelID
+	if dm {
+		session = "discord:dm:" + m.ChannelID
+	}
+	at := m.Timestamp
+	if at.IsZero() {
+		at = now
+	}
+	req := chat.Request{
+		Session:    session,
+		Source:     "discord",
+		GuildID:    m.GuildID,
+		ChannelID:  m.ChannelID,
+		MessageID:  m.ID,
+		AuthorID:   m.Author.ID,
+		AuthorName: displayName(m),
+		Text:       stripMention(m.Content, botID),
+		At:         at,
+	}
+	for _, a := range m.Attachments {
+		if a == nil {
+			continue
+		}
+		req.Attachments = append(req.Attachments, chat.Attachment{
+			URL: a.URL, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size,
+		})
+	}
+	return req, true
+}
+
+// mentions reports whether m mentions the bot, by Discord's parsed mentions or
+// by a <@id> / <@!id> in the text.
+func mentions(m *discordgo.Message, botID string) bool {
+	for _, u := range m.Mentions {
+		if u != nil && u.ID == botID {
+			return true
+		}
+	}
+	return strings.Contains(m.Content, "<@"+botID+">") || strings.Contains(m.Content, "<@!"+botID+">")
+}
+
+// stripMention removes every mention of the bot and trims the rest.
+func stripMention(content, botID string) string {
+	content = strings.ReplaceAll(content, "<@!"+botID+">", "")
+	content = strings.ReplaceAll(content, "<@"+botID+">", "")
+	return strings.TrimSpace(content)
+}
+
+func displayName(m *discordgo.Message) string {
+	if m.Member != nil && m.Member.Nick != "" {
+		return m.Member.Nick
+	}
+	if m.Author.GlobalName != "" {
+		return m.Author.GlobalName
+	}
+	return m.Author.Username
+}
+
+// onMessageCreate only decides and enqueues; answering happens in the
+// channel's worker so the gateway loop never waits for a reply.
+func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) {
+	defer b.recoverEvent("message_create")
+	b.mu.Lock()
+	botID, stopping := b.botID, b.stopping
+	b.mu.Unlock()
+	if stopping {
+		return
+	}
+	req, ok := toRequest(e.Message, botID, b.now())
+	if !ok {
+		return
+	}
+	allowed, notify := b.limiter.allow(req.AuthorID, b.now())
+	if !allowed {
+		b.log.Info("user rate limited", "author_id", req.AuthorID, "channel_id", req.ChannelID, "notified", notify)
+		if notify {
+			b.goNotice(req, rateLimitedReply)
+		}
+		return
+	}
+	b.enqueue(req)
+}

@@ -1,0 +1,176 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// Texts users see. Japanese by default, short.
+const (
+	emptyMentionReply = "はい、何でしょう？"
+	emptyAnswerReply  = "うまく答えが出せませんでした。言い方を変えてもう一度お試しください。"
+	rateLimitedReply  = "ちょっと話しかけるペースが速いようです。少し時間をおいてからもう一度お試しください。"
+	unavailableReply  = "LLMサーバー（Ollama）に接続できません。しばらくしてからもう一度お試しください。"
+	genericErrorReply = "ごめんなさい、エラーで答えられませんでした。しばらくしてからもう一度お試しください。"
+	stoppedReply      = "（ボットの停止のため、回答を中断しました）"
+)
+
+// errStopped cuts a turn that was still running when the bot stopped.
+var errStopped = errors.New("bot stopping")
+
+// view is what one turn should look like in Discord, built from the
+// pipeline's events. It does no I/O: the reply loop diffs its contents
+// against what was sent.
+type view struct {
+	text   strings.Builder // the visible answer so far
+	status string          // queue or tool status, shown while there is no text
+	done   bool
+	err    error
+}
+
+// apply folds one event into the view. Thinking is dropped: users never see it.
+func (v *view) apply(ev llm.Event) {
+	if v.finished() {
+		return
+	}
+	switch e := ev.(type) {
+	case llm.Queued:
+		v.status = fmt.Sprintf("⏳ 順番待ち中です（%d番目）", e.Position)
+	case llm.ToolStarted:
+		v.status = toolStatus(e.Name, e.Arguments)
+	case llm.Text:
+		v.text.WriteString(e.Text)
+	case llm.Done:
+		v.done = true
+	case llm.Failed:
+		v.err = e.Err
+		if v.err == nil {
+			v.err = errors.New("unknown failure")
+		}
+	}
+}
+
+// finished reports whether the turn has ended (answer complete or failed):
+// its contents will not change any more.
+func (v *view) finished() bool { return v.done || v.err != nil }
+
+// hasText reports whether any visible answer text arrived.
+func (v *view) hasText() bool { return strings.TrimSpace(v.text.String()) != "" }
+
+// contents returns the messages the turn should consist of right now, each at
+// most maxMessageRunes long. Nil means there is nothing to show yet.
+func (v *view) contents() []string {
+	body := v.text.String()
+	if v.err != nil {
+		notice := failureNotice(v.err)
+		if strings.TrimSpace(body) != "" {
+			body = strings.TrimRight(body, " \n") + "\n\n" + notice
+		} else {
+			body = notice
+		}
+	}
+	if strings.TrimSpace(body) == "" {
+		switch {
+		case v.done:
+			return []string{emptyAnswerReply}
+		case v.status != "":
+			return []string{v.status}
+		}
+		return nil
+	}
+	var out []string
+	for _, p := range splitMessage(body, maxMessageRunes) {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// toolStatus renders a running tool as one short line, e.g.
+// "🔍 web_search: 東京 天気".
+func toolStatus(name, args string) string {
+	icon := "🔧"
+	if strings.Contains(name, "search") {
+		icon = "🔍"
+	}
+	preview := argsPreview(args)
+	if preview == "" {
+		return fmt.Sprintf("%s %s", icon, name)
+	}
+	return fmt.Sprintf("%s %s: %s", icon, name, preview)
+}
+
+// argsPreview shortens a tool call's JSON arguments for a status line: the
+// value alone when there is a single string argument, else compact JSON; one
+// line, at most 80 characters.
+func argsPreview(args string) string {
+	s := strings.TrimSpace(args)
+	var obj map[string]any
+	if json.Unmarshal([]byte(s), &obj) == nil {
+		if len(obj) == 0 {
+			return ""
+		}
+		if len(obj) == 1 {
+			for _, v := range obj {
+				if str, ok := v.(string); ok {
+					s = str
+				}
+			}
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "`", "'")
+	const max = 80
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}
+
+// failureNotice is the short message a user sees when a turn failed; the
+// detail goes to the log.
+func failureNotice(err error) string {
+	switch {
+	case errors.Is(err, errStopped), errors.Is(err, context.Canceled):
+		return stoppedReply
+	case errors.Is(err, llm.ErrModelNotFound):
+		if m := modelName(err.Error()); m != "" {
+			return fmt.Sprintf("モデル %s が見つかりません。サーバーで `ollama pull %s` を実行してください。", m, m)
+		}
+		return "モデルが見つかりません。サーバーで `ollama pull <モデル名>` を実行してください。"
+	case errors.Is(err, llm.ErrUnavailable):
+		return unavailableReply
+	}
+	return genericErrorReply
+}
+
+var (
+	quotedModel = regexp.MustCompile(`"([^"\s]+)"`)
+	taggedModel = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._/-]*:[A-Za-z0-9._-]+`)
+	wordModel   = regexp.MustCompile(`model ([A-Za-z0-9][A-Za-z0-9._/:-]*)`)
+)
+
+// modelName finds the model an ErrModelNotFound message names: a quoted
+// name, else a name:tag, else the word after "model".
+func modelName(msg string) string {
+	if m := quotedModel.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	if m := taggedModel.FindString(msg); m != "" {
+		return m
+	}
+	for _, m := range wordModel.FindAllStringSubmatch(msg, -1) {
+		if m[1] != "not" {
+			return m[1]
+		}
+	}
+	return ""
+}

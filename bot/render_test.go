@@ -1,0 +1,90 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+func TestViewContents(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		events []llm.Event
+		want   []string
+	}{
+		{"nothing yet", nil, nil},
+		{"queued", []llm.Event{llm.Queued{Position: 3}}, []string{"⏳ 順番待ち中です（3番目）"}},
+		{"thinking is never shown", []llm.Event{llm.Thinking{Text: "hmm"}, llm.Text{Text: "答え"}, llm.Thinking{Text: "more"}}, []string{"答え"}},
+		{"tool status", []llm.Event{llm.Queued{Position: 1}, llm.ToolStarted{Name: "web_search", Arguments: `{"query":"a\nb"}`}}, []string{"🔍 web_search: a b"}},
+		{"text replaces status", []llm.Event{llm.ToolStarted{Name: "scrape_url", Arguments: `{"url":"https://x"}`}, llm.Text{Text: "読みました"}}, []string{"読みました"}},
+		{"whitespace text keeps status", []llm.Event{llm.ToolStarted{Name: "t"}, llm.Text{Text: "\n\n"}}, []string{"🔧 t"}},
+		{"empty answer", []llm.Event{llm.Done{}}, []string{emptyAnswerReply}},
+		{"failure after text keeps text", []llm.Event{llm.Text{Text: "途中"}, llm.Failed{Err: llm.ErrUnavailable}}, []string{"途中\n\n" + unavailableReply}},
+		{"events after done ignored", []llm.Event{llm.Text{Text: "a"}, llm.Done{}, llm.Text{Text: "b"}}, []string{"a"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var v view
+			for _, ev := range tc.events {
+				v.apply(ev)
+			}
+			if got := v.contents(); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tc.want) {
+				t.Errorf("contents = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFailureNotice(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"llm style", fmt.Errorf("chat: model %q: %w (x)", "gemma3:12b", llm.ErrModelNotFound), "モデル gemma3:12b が見つかりません"},
+		{"name:tag unquoted", fmt.Errorf("%w: qwen3:4b", llm.ErrModelNotFound), "`ollama pull qwen3:4b`"},
+		{"bare word", fmt.Errorf("model llama3 missing: %w", llm.ErrModelNotFound), "`ollama pull llama3`"},
+		{"no name", llm.ErrModelNotFound, "`ollama pull <モデル名>`"},
+		{"unavailable", fmt.Errorf("chat: %w", llm.ErrUnavailable), unavailableReply},
+		{"stopped", errStopped, stoppedReply},
+		{"other", errors.New("x"), genericErrorReply},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := failureNotice(tc.err); !strings.Contains(got, tc.want) {
+				t.Errorf("notice = %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(2, time.Minute)
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		at              time.Duration
+		allowed, notify bool
+	}{
+		{0, true, false}, {time.Second, true, false},
+		{2 * time.Second, false, true}, {3 * time.Second, false, false},
+		{61 * time.Second, true, false}, // the first turn left the window
+	}
+	for i, s := range steps {
+		a, n := l.allow("u", t0.Add(s.at))
+		if a != s.allowed || n != s.notify {
+			t.Errorf("step %d: allow = %v, %v; want %v, %v", i, a, n, s.allowed, s.notify)
+		}
+	}
+	if a, _ := l.allow("other", t0.Add(3*time.Second)); !a {
+		t.Error("the limit is per user")
+	}
+}

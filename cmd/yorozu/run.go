@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// errUsage marks a command line that could not be understood; main exits 2.
+var errUsage = errors.New("usage")
+
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `yorozu — a Discord bot answering with a local LLM (Ollama)
+
+Usage:
+  yorozu [serve]    run the bot, the HTTP server and the jobs (default)
+  yorozu migrate    apply database migrations and exit
+  yorozu version    print the version and exit
+  yorozu help       show this help
+
+Every setting comes from the environment (DISCORD_TOKEN, DATABASE_URL,
+OLLAMA_HOST, DEFAULT_MODEL, …); see the README for the full table.
+`
+
+// run is the whole program behind main: end-to-end tests call it with their
+// own arguments, environment and output.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd, rest := "serve", args
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		cmd, rest = "help", nil
+	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, rest = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		if done, err := parseFlags("serve", "run the bot, the HTTP server and the jobs", rest, stdout, stderr); done || err != nil {
+			return err
+		}
+		return serve(ctx, getenv, stdout, stderr)
+	case "migrate":
+		if done, err := parseFlags("migrate", "apply database migrations and exit", rest, stdout, stderr); done || err != nil {
+			return err
+		}
+		return migrate(ctx, getenv, stdout, stderr)
+	case "version":
+		if done, err := parseFlags("version", "print the version and exit", rest, stdout, stderr); done || err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "yorozu", versionString())
+		return nil
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q: %w", cmd, errUsage)
+	}
+}
+
+// parseFlags handles -h for a command that takes no flags. done is true when
+// help was printed and the command should not run.
+func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (done bool, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: yorozu %s\n\n%s. Settings come from the environment; see the README.\n", name, summary)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return true, nil
+		}
+		return true, fmt.Errorf("%s: %w", err, errUsage)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return true, fmt.Errorf("%s takes no arguments, got %q: %w", name, fs.Args(), errUsage)
+	}
+	return false, nil
+}
+
+// versionString is the build's version plus its VCS revision when known.
+func versionString() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return version
+	}
+	return fmt.Sprintf("%s (%s%s)", version, rev, dirty)
+}
