@@ -1,0 +1,197 @@
+package wordpool
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ikawaha/kagome-dict/ipa"
+	"github.com/ikawaha/kagome/v2/tokenizer"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// DefaultSize is how many nouns a pool keeps.
+const DefaultSize = 200
+
+var (
+	tokOnce sync.Once
+	tok     *tokenizer.Tokenizer
+	tokErr  error
+)
+
+// tokenizerOnce loads the dictionary on first use (about a second and a few
+// tens of MB); every pool shares it. Tokenizer is safe for concurrent use.
+func tokenizerOnce() (*tokenizer.Tokenizer, error) {
+	tokOnce.Do(func() {
+		tok, tokErr = tokenizer.New(ipa.DictShrink(), tokenizer.OmitBosEos())
+	})
+	return tok, tokErr
+}
+
+// Warm loads the dictionary now, so the first message does not wait for it.
+func Warm() error {
+	_, err := tokenizerOnce()
+	return err
+}
+
+// skipped noun subclasses: they are grammar or numbers, not topics.
+var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true, "接尾": true, "特殊": true, "副詞可能": true}
+
+// Nouns returns the nouns of text in order, once each: 名詞 other than
+// pronouns, numbers, suffixes, dependent and adverbial nouns (昨日, 今), with a
+// letter in them, and of two characters or more unless a kanji (傘, 猫).
+func Nouns(text string) []string {
+	t, err := tokenizerOnce()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, tk := range t.Tokenize(text) {
+		pos := tk.POS()
+		if len(pos) == 0 || pos[0] != "名詞" || (len(pos) > 1 && skipped[pos[1]]) {
+			continue
+		}
+		w := strings.TrimSpace(tk.Surface)
+		if !hasLetter(w) || slices.Contains(out, w) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(w); utf8.RuneCountInString(w) < 2 && !unicode.Is(unicode.Han, r) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pool holds the latest nouns, oldest first, each once. It is safe for
+// concurrent use.
+type Pool struct {
+	size int
+
+	mu    sync.Mutex
+	words []string
+}
+
+// New returns an empty pool keeping size nouns (DefaultSize when ≤ 0).
+func New(size int) *Pool {
+	if size <= 0 {
+		size = DefaultSize
+	}
+	return &Pool{size: size, words: make([]string, 0, size)}
+}
+
+// Add adds the nouns of text as the newest; a noun already kept moves to
+// the newest place, and the oldest fall out beyond the size.
+func (p *Pool) Add(text string) {
+	nouns := Nouns(text)
+	if len(nouns) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.addLocked(nouns)
+}
+
+func (p *Pool) addLocked(nouns []string) {
+	for _, n := range nouns {
+		if i := slices.Index(p.words, n); i >= 0 {
+			p.words = slices.Delete(p.words, i, i+1)
+		}
+		p.words = append(p.words, n)
+	}
+	if over := len(p.words) - p.size; over > 0 {
+		p.words = slices.Delete(p.words, 0, over)
+	}
+}
+
+// Seed adds texts oldest first, e.g. the stored messages at start.
+func (p *Pool) Seed(texts []string) {
+	var nouns []string
+	for _, t := range texts {
+		nouns = append(nouns, Nouns(t)...)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.addLocked(nouns)
+}
+
+// SeedFromDB seeds the pool from the last n stored user messages of every
+// session (n ≤ 0 means the pool's size).
+func (p *Pool) SeedFromDB(ctx context.Context, q db.Querier, n int) error {
+	if n <= 0 {
+		n = p.size
+	}
+	texts, err := db.RecentUserTexts(ctx, q, n)
+	if err != nil {
+		return err
+	}
+	p.Seed(texts)
+	return nil
+}
+
+// Words returns the kept nouns, oldest first.
+func (p *Pool) Words() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.words)
+}
+
+// Len is the number of kept nouns.
+func (p *Pool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.words)
+}
+
+// Pick returns a random kept noun; false when the pool is empty. r may be
+// nil for the global source.
+func (p *Pool) Pick(r *rand.Rand) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.words) == 0 {
+		return "", false
+	}
+	return p.words[intN(r, len(p.words))], true
+}
+
+// Related returns a topic for text: one of its nouns the pool already knows
+// (people talk about it), else one of its own nouns, else Pick.
+func (p *Pool) Related(text string, r *rand.Rand) (string, bool) {
+	nouns := Nouns(text)
+	p.mu.Lock()
+	var known []string
+	for _, n := range nouns {
+		if slices.Contains(p.words, n) {
+			known = append(known, n)
+		}
+	}
+	p.mu.Unlock()
+	switch {
+	case len(known) > 0:
+		return known[intN(r, len(known))], true
+	case len(nouns) > 0:
+		return nouns[intN(r, len(nouns))], true
+	}
+	return p.Pick(r)
+}
+
+func intN(r *rand.Rand, n int) int {
+	if r == nil {
+		return rand.IntN(n)
+	}
+	return r.IntN(n)
+}

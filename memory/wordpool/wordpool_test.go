@@ -1,0 +1,185 @@
+package wordpool
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+func TestNounsOfRealSentences(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+		not  []string
+	}{
+		{"昨日は友達と新宿のラーメン屋に行きました。", []string{"友達", "新宿", "ラーメン"}, []string{"昨日", "は", "行き"}},
+		{"明日の東京は雨らしいので傘を持っていこう", []string{"東京", "雨", "傘"}, []string{"明日", "らしい", "こう"}},
+		{"猫がキーボードの上で寝ていて仕事にならない", []string{"キーボード", "仕事"}, []string{"上", "寝"}},
+		{"彼はこれを3回も言った", nil, []string{"彼", "これ", "3", "回"}},
+		{"Goのジェネリクスについて教えてください", []string{"ジェネリクス"}, nil},
+		{"", nil, nil},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			got := Nouns(tc.text)
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("Nouns = %q, missing %q", got, w)
+				}
+			}
+			for _, w := range tc.not {
+				if slices.Contains(got, w) {
+					t.Errorf("Nouns = %q, should not contain %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPoolKeepsLatestUnique(t *testing.T) {
+	p := New(3)
+	p.Add("東京の天気")     // 東京 天気
+	p.Add("大阪のたこ焼き")   // 大阪 たこ焼き → 東京 falls out
+	p.Add("天気が良いので散歩") // 天気 moves to newest, 散歩 added
+	got := p.Words()
+	want := []string{"たこ焼き", "天気", "散歩"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("words = %q, want %q", got, want)
+	}
+	p.Add("それはそう") // no nouns worth keeping
+	if p.Len() != 3 {
+		t.Fatalf("len = %d", p.Len())
+	}
+}
+
+func TestPickAndRelated(t *testing.T) {
+	p := New(0)
+	r := rand.New(rand.NewPCG(1, 2))
+	if _, ok := p.Pick(r); ok {
+		t.Fatal("empty pool picked a word")
+	}
+	if _, ok := p.Related("えっと", r); ok {
+		t.Fatal("nothing to relate to")
+	}
+	p.Seed([]string{"カレーの作り方を教えて", "週末は登山に行く"})
+	w, ok := p.Pick(r)
+	if !ok || !slices.Contains(p.Words(), w) {
+		t.Fatalf("Pick = %q, %v", w, ok)
+	}
+	// A noun the pool knows beats one it does not.
+	if w, _ := p.Related("登山と読書が好き", r); w != "登山" {
+		t.Errorf("Related = %q, want 登山", w)
+	}
+	if w, _ := p.Related("読書が好き", r); w != "読書" {
+		t.Errorf("Related = %q, want the text's own noun 読書", w)
+	}
+}
+
+var vocab = strings.Fields("東京 大阪 京都 札幌 福岡 仙台 横浜 神戸 奈良 沖縄 " +
+	"ラーメン カレー 寿司 天ぷら 蕎麦 うどん 餃子 焼肉 刺身 味噌汁 " +
+	"映画 音楽 読書 登山 釣り 料理 写真 旅行 散歩 水泳 " +
+	"電車 自転車 飛行機 新幹線 タクシー 会社 学校 病院 図書館 公園 " +
+	"パソコン スマホ キーボード マウス プリンター 洗濯機 冷蔵庫 掃除機 電子レンジ テレビ")
+
+func TestConcurrentUse(t *testing.T) {
+	p := New(50)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 20 {
+				p.Add(fmt.Sprintf("%sと%sの話", vocab[(i*20+j)%len(vocab)], vocab[(i*7+j*3)%len(vocab)]))
+				p.Pick(nil)
+				p.Related("プロジェクトの打ち合わせ", nil)
+			}
+		}()
+	}
+	wg.Wait()
+	words := p.Words()
+	slices.Sort(words)
+	if len(words) != 50 || len(slices.Compact(words)) != 50 {
+		t.Fatalf("kept %d words (%d unique), want 50", len(words), len(slices.Compact(words)))
+	}
+}
+
+func TestSeedFromDB(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
+	for i, m := range []struct{ role, text string }{
+		{db.RoleUser, "富士山に登りたい"}, {db.RoleAssistant, "夏がおすすめです"}, {db.RoleUser, "温泉も行きたい"},
+	} {
+		if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: m.role, Content: m.text,
+			CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := New(0)
+	if err := p.SeedFromDB(ctx, pool, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Words(); !slices.Equal(got, []string{"富士山", "温泉"}) {
+		t.Fatalf("seeded %q, want the users' nouns only, oldest first", got)
+	}
+}
+
+// message200 is a 200-character chat message.
+var message200 = func() string {
+	s := strings.Repeat("昨日は友達と新宿のラーメン屋に行って、そのあと映画館で新作のアニメ映画を見ました。帰りに本屋で旅行のガイドブックを買いました。", 5)
+	return string([]rune(s)[:200])
+}()
+
+// BenchmarkAdd200 is the word-pool update for a 200-character message
+// (target: ≤ 1 ms median).
+func BenchmarkAdd200(b *testing.B) {
+	if err := Warm(); err != nil {
+		b.Fatal(err)
+	}
+	p := New(0)
+	p.Seed([]string{strings.Repeat("東京 大阪 名古屋 札幌 福岡 ", 40)})
+	b.ReportAllocs()
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		p.Add(message200)
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "median-µs")
+}
+
+// TestReportRSS logs the process RSS with the dictionary loaded (target:
+// under 150 MB for the whole bot). Run with -v to read it.
+func TestReportRSS(t *testing.T) {
+	if err := Warm(); err != nil {
+		t.Fatal(err)
+	}
+	Nouns(message200)
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status on this system")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "VmRSS:") || strings.HasPrefix(sc.Text(), "VmHWM:") {
+			t.Log(sc.Text())
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package weather
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrUnavailable is returned when JMA cannot be reached or answers with an
+// error: the caller may retry later.
+var ErrUnavailable = errors.New("jma unavailable")
+
+// Defaults of ClientOptions.
+const (
+	DefaultBaseURL  = "https://www.jma.go.jp/bosai/"
+	DefaultTimeout  = 10 * time.Second
+	DefaultCacheTTL = 30 * time.Minute
+	maxBody         = 2 << 20
+)
+
+// ClientOptions configures a Client.
+type ClientOptions struct {
+	// BaseURL is the API root (JMA_BASE_URL); default DefaultBaseURL.
+	BaseURL string
+	// HTTPClient makes the requests; default http.DefaultClient.
+	HTTPClient *http.Client
+	// Timeout bounds one fetch (forecast and overview); default DefaultTimeout.
+	Timeout time.Duration
+	// CacheTTL is how long a forecast is reused; default DefaultCacheTTL.
+	CacheTTL time.Duration
+	// Area picks the class10 area by code; empty takes the office's first.
+	Area string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Client fetches forecasts from JMA and caches them. It is safe for
+// concurrent use.
+type Client struct {
+	opts ClientOptions
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	f  *Forecast
+	at time.Time
+}
+
+// NewClient returns a Client; zero options take their defaults.
+func NewClient(opts ClientOptions) *Client {
+	if opts.BaseURL == "" {
+		opts.BaseURL = DefaultBaseURL
+	}
+	if !strings.HasSuffix(opts.BaseURL, "/") {
+		opts.BaseURL += "/"
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = http.DefaultClient
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.CacheTTL <= 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Client{opts: opts, cache: map[string]cached{}}
+}
+
+// Forecast returns the forecast of the office (e.g. "130000"), from the
+// cache when it is younger than the TTL. The overview is best effort: a
+// forecast without it is still a forecast.
+func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error) {
+	now := c.opts.Now()
+	c.mu.Lock()
+	e, ok := c.cache[office]
+	c.mu.Unlock()
+	if ok && now.Sub(e.at) < c.opts.CacheTTL {
+		return e.f, nil
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	body, err := c.get(ctx, "forecast/data/forecast/"+office+".json")
+	if err != nil {
+		return nil, fmt.Errorf("forecast %s: %w", office, err)
+	}
+	f, err := Parse(body, c.opts.Area)
+	if err != nil {
+		return nil, fmt.Errorf("forecast %s: %w", office, err)
+	}
+	if ov, err := c.get(ctx, "forecast/data/overview_forecast/"+office+".json"); err == nil {
+		_ = f.ParseOverview(ov) // best effort, as the fetch
+	}
+
+	c.mu.Lock()
+	c.cache[office] = cached{f: f, at: now}
+	c.mu.Unlock()
+	return f, nil
+}
+
+func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.BaseURL+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: GET %s: %s", ErrUnavailable, path, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %w", ErrUnavailable, path, err)
+	}
+	return body, nil
+}
