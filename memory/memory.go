@@ -34,6 +34,10 @@ type Options struct {
 	// MaxChars bounds the characters (runes) of that history; the oldest
 	// messages go first, the newest always stays. Default: 12,000.
 	MaxChars int
+	// AfterRecord runs after a turn has been stored, for background work
+	// such as the word pool, tags and summaries. It is called synchronously
+	// on the turn's path, so it must be quick or start its own goroutine.
+	AfterRecord func(key SessionKey, turn Turn)
 }
 
 // Memory stores conversations in Postgres and assembles the model's context.

@@ -207,7 +207,8 @@ func TestRecordStoresBothMessages(t *testing.T) {
 func TestRecordIsAtomic(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	m := memory.New(pool, memory.Options{})
+	called := false
+	m := memory.New(pool, memory.Options{AfterRecord: func(memory.SessionKey, memory.Turn) { called = true }})
 	key := memory.Web("admin")
 	// A NUL byte is rejected by Postgres text, so the reply insert fails
 	// after the session and the user message were written.
@@ -228,6 +229,25 @@ func TestRecordIsAtomic(t *testing.T) {
 	}
 	if sessions != 0 || messages != 0 {
 		t.Errorf("after a failed Record: %d sessions, %d messages; want nothing stored", sessions, messages)
+	}
+	if called {
+		t.Error("AfterRecord ran for a turn that was not stored")
+	}
+}
+
+func TestAfterRecordSeesTheStoredTurn(t *testing.T) {
+	pool := dbtest.New(t)
+	var got []string
+	m := memory.New(pool, memory.Options{AfterRecord: func(key memory.SessionKey, turn memory.Turn) {
+		got = append(got, string(key)+"|"+turn.User.Content+"|"+turn.Reply.Content)
+	}})
+	if err := m.Record(context.Background(), memory.Web("admin"), memory.Turn{
+		User: memory.MessageRecord{Content: "猫の話"}, Reply: memory.MessageRecord{Content: "にゃー"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "web:admin|猫の話|にゃー" {
+		t.Errorf("AfterRecord calls = %q", got)
 	}
 }
 

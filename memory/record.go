@@ -51,6 +51,9 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	if err != nil {
 		return fmt.Errorf("record turn in session %q: %w", key, err)
 	}
+	if m.opts.AfterRecord != nil {
+		m.opts.AfterRecord(key, turn)
+	}
 	return nil
 }
 
