@@ -1,0 +1,73 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// TipPoster writes one tip on a topic and posts it to the tips channel;
+// *scheduler.Tips satisfies it.
+type TipPoster interface {
+	Post(ctx context.Context, topic string) (string, error)
+}
+
+// TopicFinder finds a topic related to what was said; *wordpool.Pool
+// satisfies it.
+type TopicFinder interface {
+	Related(text string, r *rand.Rand) (string, bool)
+}
+
+// tipTimeout bounds the tip posted after a small-talk answer.
+const tipTimeout = 2 * time.Minute
+
+// Smalltalk answers idle chatter lightly, points to the useless tips, and
+// posts one tip on a topic related to what was said.
+type Smalltalk struct {
+	Chat   *Conversation // required; its System text is kept and extended
+	Tips   TipPoster     // nil: no tip is posted
+	Topics TopicFinder   // nil: the tip's topic is left to the tips job
+	Logger *slog.Logger
+}
+
+// Handle answers req, then posts the tip. The answer is complete (streamed
+// and recorded) before the tip is written, so the user never waits on it.
+func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	topic := ""
+	if s.Topics != nil {
+		topic, _ = s.Topics.Related(req.Text, nil)
+	}
+	system := "雑談モードです。肩の力を抜いて、1〜3文で軽く楽しく返してください。"
+	if s.Tips != nil {
+		about := "話題"
+		if topic != "" {
+			about = fmt.Sprintf("「%s」", topic)
+		}
+		system += fmt.Sprintf("返事の最後に、%sにまつわる「どうでもいいTips」をTipsチャンネルに投稿しておくね、と一言添えてください。Tipsの中身はここでは書かないこと。", about)
+	}
+	c := *s.Chat
+	c.System = strings.TrimSpace(c.System + "\n\n" + system)
+	if err := c.Handle(ctx, req, emit); err != nil {
+		return err
+	}
+	if s.Tips == nil {
+		return nil
+	}
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tipTimeout)
+	defer cancel()
+	if _, err := s.Tips.Post(tctx, topic); err != nil {
+		logger := s.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		// The answer is out; a missing tip (quiet hour, repeats, Discord)
+		// is worth a warning, not a failed turn.
+		logger.Warn("post small-talk tip", "topic", topic, "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package chat
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/weather"
+)
+
+// Forecaster gives the forecast of a JMA office; *weather.Client satisfies it.
+type Forecaster interface {
+	Forecast(ctx context.Context, office string) (*weather.Forecast, error)
+}
+
+const weatherSystem = "ユーザーは天気や洗濯について聞いています。次の気象庁の予報（事実）だけを根拠に、" +
+	"短く分かりやすく答えてください。予報にないことは推測だと明言し、数値は変えないこと。" +
+	"必要なら最後に「出典：気象庁」と添えてください。\n\n"
+
+const weatherUnavailable = "ユーザーは天気や洗濯について聞いていますが、いま気象庁の予報を取得できませんでした。" +
+	"そのことを正直に伝え、予報の数値を作らないでください。"
+
+// Weather answers weather and laundry questions: the forecast of the
+// configured office goes in as a system message, then the chat pipeline
+// answers as usual (memory context, recording).
+type Weather struct {
+	Chat      *Conversation // required; its System text is kept and extended
+	Forecasts Forecaster    // required
+	Office    string        // WEATHER_AREA_CODE
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+// Handle answers req with the forecast in the context.
+func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	system := weatherUnavailable
+	if f, err := w.Forecasts.Forecast(ctx, w.Office); err != nil {
+		logger := w.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		logger.Warn("forecast for a weather question", "office", w.Office, "err", err)
+	} else {
+		system = weatherSystem + weather.Facts(f, now())
+	}
+	c := *w.Chat
+	c.System = strings.TrimSpace(c.System + "\n\n" + system)
+	return c.Handle(ctx, req, emit)
+}

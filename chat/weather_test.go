@@ -1,0 +1,139 @@
+package chat
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/weather"
+)
+
+func systemText(req api.ChatRequest) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		if m.Role == "system" {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return b.String()
+}
+
+func jmaServer(t *testing.T, up bool) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /forecast/data/forecast/130000.json", func(w http.ResponseWriter, r *http.Request) {
+		if !up {
+			http.Error(w, "down", http.StatusBadGateway)
+			return
+		}
+		http.ServeFile(w, r, "../weather/testdata/forecast_130000_05.json")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestWeatherHandlerAnswersWithForecast(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		up    bool
+		wants []string
+	}{
+		{"forecast in the context", true, []string{"気象庁の天気予報", "洗濯指数：80（よく乾く）", "6月11日(水)", "出典：気象庁"}},
+		{"JMA down", false, []string{"取得できませんでした"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, srv, _ := newConversation(t)
+			c.System = "既存の指示"
+			jma := jmaServer(t, tc.up)
+			now := func() time.Time { return time.Date(2025, 6, 10, 7, 0, 0, 0, weather.JST) }
+			h := &Weather{Chat: c, Office: "130000", Now: now,
+				Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: jma.URL, HTTPClient: jma.Client(), Now: now})}
+			srv.Script(ollamatest.Text("今日は晴れて洗濯日和です。"))
+			var text strings.Builder
+			err := h.Handle(context.Background(), Request{Session: "discord:channel:1", Source: "discord", ChannelID: "1",
+				Text: "今日は洗濯物乾く？"}, func(e llm.Event) error {
+				if e, ok := e.(llm.Text); ok {
+					text.WriteString(e.Text)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text.String() != "今日は晴れて洗濯日和です。" {
+				t.Errorf("answer %q", text.String())
+			}
+			sys := systemText(srv.Requests()[0])
+			for _, w := range append(tc.wants, "既存の指示") {
+				if !strings.Contains(sys, w) {
+					t.Errorf("system messages lack %q:\n%s", w, sys)
+				}
+			}
+			if c.System != "既存の指示" {
+				t.Error("the wrapped conversation was changed")
+			}
+		})
+	}
+}
+
+type fakeTips struct {
+	mu     sync.Mutex
+	topics []string
+}
+
+func (f *fakeTips) Post(_ context.Context, topic string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.topics = append(f.topics, topic)
+	return "💡 どうでもいいTips：" + topic, nil
+}
+
+type fixedRelated string
+
+func (f fixedRelated) Related(string, *rand.Rand) (string, bool) { return string(f), true }
+
+var (
+	_ TipPoster   = (*fakeTips)(nil)
+	_ TopicFinder = fixedRelated("")
+)
+
+func TestSmalltalkAnswersThenPostsRelatedTip(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	tips := &fakeTips{}
+	h := &Smalltalk{Chat: c, Tips: tips, Topics: fixedRelated("猫")}
+	srv.Script(ollamatest.Text("暇なら猫でも眺めよう。Tipsチャンネルに猫のTipsを投稿しておくね。"))
+	var answered bool
+	err := h.Handle(context.Background(), Request{Session: "discord:channel:1", Source: "discord", ChannelID: "1",
+		Text: "暇だなあ、猫と遊びたい"}, func(e llm.Event) error {
+		if _, ok := e.(llm.Text); ok {
+			tips.mu.Lock()
+			if len(tips.topics) > 0 {
+				t.Error("the tip was posted before the answer")
+			}
+			tips.mu.Unlock()
+			answered = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !answered {
+		t.Fatal("no answer")
+	}
+	if len(tips.topics) != 1 || tips.topics[0] != "猫" {
+		t.Fatalf("tips posted on %q, want one on 猫", tips.topics)
+	}
+	if sys := systemText(srv.Requests()[0]); !strings.Contains(sys, "雑談") || !strings.Contains(sys, "「猫」") {
+		t.Errorf("system text %q", sys)
+	}
+}

@@ -1,0 +1,187 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrReminderNotPending is returned by CancelReminder when the reminder was
+// already delivered, cancelled or given up on.
+var ErrReminderNotPending = errors.New("reminder is not pending")
+
+// Reminder is a row of reminders: something a user asked to be told at DueAt,
+// in ChannelID, mentioning UserID. It is pending while NotifiedAt,
+// CancelledAt and FailedAt are all nil.
+type Reminder struct {
+	ID              int64      `db:"id"`
+	SessionKey      string     `db:"session_key"`
+	GuildID         string     `db:"guild_id"` // empty in DMs
+	ChannelID       string     `db:"channel_id"`
+	UserID          string     `db:"user_id"`
+	Content         string     `db:"content"`
+	DueAt           time.Time  `db:"due_at"`
+	CreatedAt       time.Time  `db:"created_at"`
+	NotifiedAt      *time.Time `db:"notified_at"`  // delivered
+	CancelledAt     *time.Time `db:"cancelled_at"` // cancelled by its user
+	FailedAt        *time.Time `db:"failed_at"`    // given up on; LastError says why
+	MessageID       string     `db:"message_id"`   // the delivered Discord message
+	SourceMessageID string     `db:"source_message_id"`
+	JobID           *int64     `db:"job_id"`   // the River job that delivers it
+	Attempts        int        `db:"attempts"` // delivery attempts made
+	LastError       string     `db:"last_error"`
+}
+
+// Pending reports whether the reminder is still to be delivered.
+func (r Reminder) Pending() bool {
+	return r.NotifiedAt == nil && r.CancelledAt == nil && r.FailedAt == nil
+}
+
+// ReminderParams describes a reminder to create.
+type ReminderParams struct {
+	SessionKey      string
+	GuildID         string
+	ChannelID       string // required
+	UserID          string // required
+	Content         string // required
+	DueAt           time.Time
+	SourceMessageID string
+	CreatedAt       time.Time // zero means now
+}
+
+const reminderColumns = "id, session_key, guild_id, channel_id, user_id, content, due_at, created_at, " +
+	"notified_at, cancelled_at, failed_at, message_id, source_message_id, job_id, attempts, last_error"
+
+const reminderPending = "notified_at IS NULL AND cancelled_at IS NULL AND failed_at IS NULL"
+
+// CreateReminder stores a reminder. Run it in the transaction that also
+// inserts its delivery job, then link the two with SetReminderJob.
+func CreateReminder(ctx context.Context, q Querier, p ReminderParams) (Reminder, error) {
+	if p.ChannelID == "" || p.UserID == "" || p.Content == "" || p.DueAt.IsZero() {
+		return Reminder{}, errors.New("create reminder: channel, user, content and due time are required")
+	}
+	rows, err := q.Query(ctx, `
+INSERT INTO reminders (session_key, guild_id, channel_id, user_id, content, due_at, source_message_id, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING `+reminderColumns,
+		p.SessionKey, p.GuildID, p.ChannelID, p.UserID, p.Content, p.DueAt.UTC(), p.SourceMessageID, utcOrNow(p.CreatedAt))
+	if err != nil {
+		return Reminder{}, fmt.Errorf("create reminder: %w", err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return Reminder{}, fmt.Errorf("create reminder: %w", interpretError(err))
+	}
+	return r, nil
+}
+
+// SetReminderJob records the River job that delivers reminder id.
+func SetReminderJob(ctx context.Context, q Querier, id, jobID int64) error {
+	return execReminder(ctx, q, fmt.Sprintf("set job of reminder %d", id),
+		"UPDATE reminders SET job_id = $2 WHERE id = $1", id, jobID)
+}
+
+// ReminderByID returns reminder id, or ErrNotFound.
+func ReminderByID(ctx context.Context, q Querier, id int64) (Reminder, error) {
+	return oneReminder(ctx, q, fmt.Sprintf("get reminder %d", id),
+		"SELECT "+reminderColumns+" FROM reminders WHERE id = $1", id)
+}
+
+// LockReminderForDelivery returns reminder id locked FOR UPDATE until the
+// end of q's transaction, so one deliverer at a time decides its fate.
+func LockReminderForDelivery(ctx context.Context, q Querier, id int64) (Reminder, error) {
+	return oneReminder(ctx, q, fmt.Sprintf("lock reminder %d", id),
+		"SELECT "+reminderColumns+" FROM reminders WHERE id = $1 FOR UPDATE", id)
+}
+
+// MarkReminderDelivered records the delivered message and when it went out.
+// attempts is the number of delivery attempts made, this one included.
+func MarkReminderDelivered(ctx context.Context, q Querier, id int64, messageID string, at time.Time, attempts int) error {
+	return execReminder(ctx, q, fmt.Sprintf("mark reminder %d delivered", id), `
+UPDATE reminders SET notified_at = $2, message_id = $3, attempts = $4, last_error = ''
+WHERE id = $1`, id, utcOrNow(at), messageID, attempts)
+}
+
+// RecordReminderAttempt records a failed delivery attempt that will be retried.
+func RecordReminderAttempt(ctx context.Context, q Querier, id int64, attempts int, lastErr string) error {
+	return execReminder(ctx, q, fmt.Sprintf("record attempt of reminder %d", id),
+		"UPDATE reminders SET attempts = $2, last_error = $3 WHERE id = $1", id, attempts, lastErr)
+}
+
+// MarkReminderFailed ends reminder id without delivery, with the reason.
+func MarkReminderFailed(ctx context.Context, q Querier, id int64, at time.Time, attempts int, reason string) error {
+	return execReminder(ctx, q, fmt.Sprintf("mark reminder %d failed", id),
+		"UPDATE reminders SET failed_at = $2, attempts = $3, last_error = $4 WHERE id = $1",
+		id, utcOrNow(at), attempts, reason)
+}
+
+// CancelReminder cancels reminder id of userID and returns it. A reminder of
+// another user is ErrNotFound; one that is no longer pending is
+// ErrReminderNotPending.
+func CancelReminder(ctx context.Context, q Querier, id int64, userID string, at time.Time) (Reminder, error) {
+	r, err := oneReminder(ctx, q, fmt.Sprintf("cancel reminder %d", id), `
+UPDATE reminders SET cancelled_at = $3
+WHERE id = $1 AND user_id = $2 AND `+reminderPending+`
+RETURNING `+reminderColumns, id, userID, utcOrNow(at))
+	if !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	// Say why: not theirs (or none) stays ErrNotFound, theirs but done is
+	// not pending.
+	cur, gerr := ReminderByID(ctx, q, id)
+	if gerr != nil || cur.UserID != userID {
+		return Reminder{}, err
+	}
+	return cur, fmt.Errorf("cancel reminder %d: %w", id, ErrReminderNotPending)
+}
+
+// PendingReminders lists the pending reminders of userID in channelID (all
+// channels when channelID is empty), soonest first.
+func PendingReminders(ctx context.Context, q Querier, userID, channelID string) ([]Reminder, error) {
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE user_id = $1 AND ($2 = '' OR channel_id = $2) AND "+
+		reminderPending+" ORDER BY due_at, id", userID, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("list reminders of %s: %w", userID, err)
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return nil, fmt.Errorf("list reminders of %s: %w", userID, err)
+	}
+	return rs, nil
+}
+
+// CountPendingReminders counts the pending reminders of userID in all channels.
+func CountPendingReminders(ctx context.Context, q Querier, userID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, "SELECT count(*) FROM reminders WHERE user_id = $1 AND "+reminderPending, userID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count reminders of %s: %w", userID, err)
+	}
+	return n, nil
+}
+
+func oneReminder(ctx context.Context, q Querier, op, sql string, args ...any) (Reminder, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return Reminder{}, fmt.Errorf("%s: %w", op, err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return Reminder{}, fmt.Errorf("%s: %w", op, interpretError(err))
+	}
+	return r, nil
+}
+
+func execReminder(ctx context.Context, q Querier, op, sql string, args ...any) error {
+	tag, err := q.Exec(ctx, sql, args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	return nil
+}

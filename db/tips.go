@@ -1,0 +1,122 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Tip is a row of tips: one posted useless tip.
+type Tip struct {
+	ID         int64     `db:"id"`
+	Topic      string    `db:"topic"`
+	Content    string    `db:"content"`
+	Normalized string    `db:"normalized"` // the content as compared for repeats
+	PostedAt   time.Time `db:"posted_at"`
+}
+
+// TipParams describes a posted tip.
+type TipParams struct {
+	Topic      string
+	Content    string    // required
+	Normalized string    // required
+	PostedAt   time.Time // zero means now
+}
+
+// InsertTip records a posted tip.
+func InsertTip(ctx context.Context, q Querier, p TipParams) (Tip, error) {
+	rows, err := q.Query(ctx, `
+INSERT INTO tips (topic, content, normalized, posted_at) VALUES ($1, $2, $3, $4)
+RETURNING id, topic, content, normalized, posted_at`,
+		p.Topic, p.Content, p.Normalized, utcOrNow(p.PostedAt))
+	if err != nil {
+		return Tip{}, fmt.Errorf("insert tip on %q: %w", p.Topic, err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Tip])
+	if err != nil {
+		return Tip{}, fmt.Errorf("insert tip on %q: %w", p.Topic, interpretError(err))
+	}
+	return t, nil
+}
+
+// RecentTips returns up to limit of the latest posted tips, newest first.
+func RecentTips(ctx context.Context, q Querier, limit int) ([]Tip, error) {
+	rows, err := q.Query(ctx, `
+SELECT id, topic, content, normalized, posted_at FROM tips
+ORDER BY posted_at DESC, id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent tips: %w", err)
+	}
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Tip])
+	if err != nil {
+		return nil, fmt.Errorf("recent tips: %w", err)
+	}
+	return ts, nil
+}
+
+// RecentUserTexts returns the content of the latest limit user messages
+// across all sessions (archived ones included), oldest first: what the word
+// pool is seeded from at start.
+func RecentUserTexts(ctx context.Context, q Querier, limit int) ([]string, error) {
+	rows, err := q.Query(ctx, `
+SELECT content FROM (
+    SELECT content, created_at, id FROM messages WHERE role = 'user'
+    ORDER BY created_at DESC, id DESC LIMIT $1
+) recent ORDER BY created_at, id`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent user texts: %w", err)
+	}
+	texts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("recent user texts: %w", err)
+	}
+	return texts, nil
+}
+
+// ClaimJobSlot claims one slot of a scheduled post for the caller. It is
+// false when the slot was already posted, or is claimed by another run
+// whose claim is younger than lease (a crashed run's claim expires).
+func ClaimJobSlot(ctx context.Context, q Querier, job string, slot time.Time, lease time.Duration) (bool, error) {
+	var claimed bool
+	err := q.QueryRow(ctx, `
+INSERT INTO job_slots (job, slot) VALUES ($1, $2)
+ON CONFLICT (job, slot) DO UPDATE SET claimed_at = now()
+    WHERE job_slots.posted_at IS NULL AND job_slots.claimed_at < now() - $3::interval
+RETURNING true`, job, slot.UTC(), lease).Scan(&claimed)
+	if err != nil {
+		if err = interpretError(err); err == ErrNotFound {
+			return false, nil
+		}
+		return false, fmt.Errorf("claim %s slot %s: %w", job, slot.UTC().Format(time.RFC3339), err)
+	}
+	return claimed, nil
+}
+
+// MarkJobSlotPosted records that the slot's post went out.
+func MarkJobSlotPosted(ctx context.Context, q Querier, job string, slot time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE job_slots SET posted_at = now() WHERE job = $1 AND slot = $2`, job, slot.UTC()); err != nil {
+		return fmt.Errorf("mark %s slot %s posted: %w", job, slot.UTC().Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// ReleaseJobSlot gives up an unposted claim, so a retry can claim it at once.
+func ReleaseJobSlot(ctx context.Context, q Querier, job string, slot time.Time) error {
+	if _, err := q.Exec(ctx, `DELETE FROM job_slots WHERE job = $1 AND slot = $2 AND posted_at IS NULL`, job, slot.UTC()); err != nil {
+		return fmt.Errorf("release %s slot %s: %w", job, slot.UTC().Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// JobSlotPosted reports whether the slot's post went out.
+func JobSlotPosted(ctx context.Context, q Querier, job string, slot time.Time) (bool, error) {
+	var posted bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_slots WHERE job = $1 AND slot = $2 AND posted_at IS NOT NULL)`,
+		job, slot.UTC()).Scan(&posted)
+	if err != nil {
+		return false, fmt.Errorf("look up %s slot %s: %w", job, slot.UTC().Format(time.RFC3339), err)
+	}
+	return posted, nil
+}

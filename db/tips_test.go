@@ -1,0 +1,111 @@
+package db_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+func TestTipsNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
+	for i, c := range []string{"一つ目", "二つ目", "三つ目"} {
+		if _, err := db.InsertTip(ctx, pool, db.TipParams{Topic: "猫", Content: c, Normalized: c, PostedAt: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tips, err := db.RecentTips(ctx, pool, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tips) != 2 || tips[0].Content != "三つ目" || tips[1].Content != "二つ目" || tips[0].Topic != "猫" {
+		t.Fatalf("recent tips = %+v", tips)
+	}
+}
+
+func TestRecentUserTextsAcrossSessions(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for _, key := range []string{"discord:channel:1", "web:admin"} {
+		s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, role := range []string{db.RoleUser, db.RoleAssistant} {
+			n++
+			if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: role,
+				Content: key + " " + role, CreatedAt: t0.Add(time.Duration(n) * time.Minute)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	texts, err := db.RecentUserTexts(ctx, pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 2 || texts[0] != "discord:channel:1 user" || texts[1] != "web:admin user" {
+		t.Fatalf("texts = %q, want both sessions' user messages, oldest first", texts)
+	}
+}
+
+func TestJobSlotClaimedOnce(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	slot := time.Date(2025, 6, 10, 6, 30, 0, 0, time.FixedZone("JST", 9*3600))
+
+	// Eight racing claims: exactly one wins.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := db.ClaimJobSlot(ctx, pool, "weather", slot, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d claims won, want 1", wins)
+	}
+	// Released (the post failed): claimable again; a zero lease lets a stale claim be taken over.
+	if err := db.ReleaseJobSlot(ctx, pool, "weather", slot); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.ClaimJobSlot(ctx, pool, "weather", slot, time.Minute); err != nil || !ok {
+		t.Fatalf("claim after release = %v, %v", ok, err)
+	}
+	if ok, err := db.ClaimJobSlot(ctx, pool, "weather", slot, 0); err != nil || !ok {
+		t.Fatalf("take over an expired claim = %v, %v", ok, err)
+	}
+	if posted, _ := db.JobSlotPosted(ctx, pool, "weather", slot); posted {
+		t.Fatal("posted before MarkJobSlotPosted")
+	}
+	if err := db.MarkJobSlotPosted(ctx, pool, "weather", slot); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.ClaimJobSlot(ctx, pool, "weather", slot, 0); err != nil || ok {
+		t.Fatalf("claim of a posted slot = %v, %v; want false", ok, err)
+	}
+	if posted, _ := db.JobSlotPosted(ctx, pool, "weather", slot); !posted {
+		t.Fatal("not posted after MarkJobSlotPosted")
+	}
+	if ok, _ := db.ClaimJobSlot(ctx, pool, "tips", slot, time.Minute); !ok {
+		t.Fatal("another job's slot at the same time should be free")
+	}
+}

@@ -1,0 +1,31 @@
+// Package scheduler is yorozu's job engine: a River client (riverpgxv5) on
+// the app's Postgres pool that delivers reminders and runs named jobs, some of
+// them on cron schedules.
+//
+// # Timing
+//
+// River moves a scheduled job to "available" when its leader's scheduler
+// passes (every 5 s, looking 5 s ahead), and a producer picks an available job
+// once its scheduled_at has come, polling every Options.PollInterval (200 ms by
+// default). So a reminder made 10 s or more ahead runs within about
+// PollInterval of its time. A reminder due sooner than the scheduler's look-
+// ahead is inserted as available straight away, which is what the scheduler
+// would have done on its next pass.
+//
+// # Reminders
+//
+// Reminders.Create writes the reminders row and its River job in one
+// transaction. The delivery worker locks the row, does nothing when it was
+// cancelled, delivered or given up on, posts the reminder with the requester's
+// mention as the only allowed mention and the reminder id as an enforced
+// nonce, then records the message id in the same transaction. Permanent
+// Discord errors end the reminder with the reason; transient ones are retried
+// with backoff up to MaxDeliveryAttempts, counted in the row.
+//
+// # Named and periodic jobs
+//
+// AddJob registers a named job, AddPeriodic also schedules it with a cron
+// expression in Options.Location. A periodic job is unique by its name and
+// slot time, so however many processes run, each slot runs once. RunNow runs
+// a named job in the calling goroutine (`yorozu jobs run NAME`).
+package scheduler

@@ -1,0 +1,282 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// Queues the scheduler works.
+const (
+	QueueReminders = "reminders"
+	QueueJobs      = "jobs"
+)
+
+// riverSchedulerLookahead is how far ahead River's scheduler (an internal
+// constant, JobSchedulerIntervalDefault) makes scheduled jobs available.
+const riverSchedulerLookahead = 5 * time.Second
+
+// Discord is what reminder delivery needs from Discord; *discordgo.Session
+// satisfies it. Delivery goes through the raw request because discordgo's
+// MessageSend (v0.29) has no nonce or enforce_nonce fields.
+type Discord interface {
+	RequestWithBucketID(method, urlStr string, data any, bucketID string, options ...discordgo.RequestOption) ([]byte, error)
+}
+
+var _ Discord = (*discordgo.Session)(nil)
+
+// Options configure a Scheduler. Zero values get the documented defaults.
+type Options struct {
+	// Discord posts reminders. Nil leaves the reminders queue unworked: the
+	// reminders are kept and go out once a process with Discord runs.
+	Discord Discord
+	// Location is TIMEZONE: cron schedules run in it and users read times
+	// in it. Default time.Local.
+	Location *time.Location
+	Now      func() time.Time // default time.Now
+	Logger   *slog.Logger     // default slog.Default()
+
+	// ReminderWorkers is how many reminders are delivered at once; default
+	// 20, capped at the pool's MaxConns - 4 (each holds a connection).
+	ReminderWorkers int
+	JobWorkers      int // named jobs run at once; default 2
+
+	// PollInterval is how often each queue looks for jobs that came due;
+	// it bounds how late a reminder is. Default 200 ms.
+	PollInterval time.Duration
+	// SendTimeout bounds one Discord call. Default 15 s.
+	SendTimeout time.Duration
+	// JobTimeout bounds one run of a named job. Default 10 min.
+	JobTimeout time.Duration
+
+	MaxAhead   time.Duration // REMINDER_MAX_AHEAD_DAYS; default 365 days
+	MaxPending int           // REMINDER_MAX_PENDING, per user; default 50
+	// LateAfter is how late a reminder must be to say so. Default 1 min.
+	LateAfter time.Duration
+
+	// ClientID names this River client; must differ between processes.
+	// Default: River generates one.
+	ClientID string
+}
+
+func (o *Options) defaults() {
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ReminderWorkers <= 0 {
+		o.ReminderWorkers = 20
+	}
+	if o.JobWorkers <= 0 {
+		o.JobWorkers = 2
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 200 * time.Millisecond
+	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = 15 * time.Second
+	}
+	if o.JobTimeout <= 0 {
+		o.JobTimeout = 10 * time.Minute
+	}
+	if o.MaxAhead <= 0 {
+		o.MaxAhead = 365 * 24 * time.Hour
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = 50
+	}
+	if o.LateAfter <= 0 {
+		o.LateAfter = time.Minute
+	}
+}
+
+// Scheduler runs River on the app's pool: reminder delivery and named jobs.
+type Scheduler struct {
+	opts   Options
+	pool   *pgxpool.Pool
+	client *river.Client[pgx.Tx]
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	jobs     map[string]JobFunc
+	started  bool
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Migrate applies River's migrations under the same advisory lock as
+// db.Migrate, so processes starting together never interleave schema
+// changes. Call it after db.Migrate.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return db.WithMigrationLock(ctx, pool, func(ctx context.Context) error {
+		m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(&minLevel{Handler: slog.Default().Handler(), min: slog.LevelWarn})})
+		if err != nil {
+			return fmt.Errorf("river migrate: %w", err)
+		}
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("river migrate: %w", err)
+		}
+		return nil
+	})
+}
+
+// New builds a Scheduler on pool, whose River tables Migrate has created.
+// Nothing runs until Start; Reminders().Create and RunNow work without it.
+func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
+	if pool == nil {
+		return nil, errors.New("scheduler: pool is required")
+	}
+	opts.defaults()
+	s := &Scheduler{
+		opts: opts,
+		pool: pool,
+		log:  opts.Logger.With(slog.String("component", "scheduler")),
+		jobs: map[string]JobFunc{},
+	}
+
+	// Each delivery holds a connection (the row lock) while Discord answers,
+	// and River needs a few of its own (LISTEN, leader, completer).
+	if limit := int(pool.Config().MaxConns) - 4; opts.ReminderWorkers > limit {
+		s.log.Warn("pool too small for the reminder workers; raise pool_max_conns in DATABASE_URL",
+			"reminder_workers", opts.ReminderWorkers, "pool_max_conns", pool.Config().MaxConns)
+		opts.ReminderWorkers = max(limit, 1)
+		s.opts.ReminderWorkers = opts.ReminderWorkers
+	}
+
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &reminderWorker{s: s}); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &namedJobWorker{s: s}); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	// River wants the cooldown (least time between fetches) below the poll
+	// interval; a short one lets a burst of due reminders start quickly.
+	cooldown := max(min(opts.PollInterval/2, 20*time.Millisecond), time.Millisecond)
+	queues := map[string]river.QueueConfig{
+		QueueJobs: {MaxWorkers: opts.JobWorkers, FetchCooldown: cooldown, FetchPollInterval: opts.PollInterval},
+	}
+	if opts.Discord != nil {
+		queues[QueueReminders] = river.QueueConfig{
+			MaxWorkers:        opts.ReminderWorkers,
+			FetchCooldown:     cooldown,
+			FetchPollInterval: opts.PollInterval,
+		}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		ID:                   opts.ClientID,
+		Logger:               slog.New(&minLevel{Handler: s.log.Handler(), min: slog.LevelWarn}),
+		Queues:               queues,
+		Workers:              workers,
+		FetchCooldown:        cooldown,
+		FetchPollInterval:    opts.PollInterval,
+		JobTimeout:           opts.JobTimeout,
+		RescueStuckJobsAfter: opts.JobTimeout + 5*time.Minute,
+		Middleware:           []rivertype.Middleware{river.JobInsertMiddlewareFunc(availableSoon)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: new river client: %w", err)
+	}
+	s.client = client
+	return s, nil
+}
+
+// availableSoon inserts reminder jobs due within River's scheduler look-ahead
+// as available, as that scheduler would on its next pass; otherwise one due
+// in 3 s could wait up to 5 s for it.
+func availableSoon(ctx context.Context, params []*rivertype.JobInsertParams, next func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+	horizon := time.Now().Add(riverSchedulerLookahead)
+	for _, p := range params {
+		if p.Kind == (reminderArgs{}).Kind() && p.State == rivertype.JobStateScheduled &&
+			p.ScheduledAt != nil && p.ScheduledAt.Before(horizon) {
+			p.State = rivertype.JobStateAvailable
+		}
+	}
+	return next(ctx)
+}
+
+// Start starts working jobs; it returns once the client runs. Jobs that came
+// due while no process ran are picked up at once.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("scheduler: already started")
+	}
+	if err := s.client.Start(ctx); err != nil {
+		return fmt.Errorf("scheduler: start: %w", err)
+	}
+	s.started = true
+	return nil
+}
+
+// Stop stops fetching jobs and waits for running ones to finish until ctx is
+// done; then it cancels them, and River hands them back to be retried. It is
+// idempotent and safe to call without Start.
+func (s *Scheduler) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	if !started {
+		return nil
+	}
+	s.stopOnce.Do(func() {
+		err := s.client.Stop(ctx)
+		if err != nil && ctx.Err() != nil {
+			// Out of patience: cancel the jobs still running. Their
+			// attempts end with a context error and are retried later.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			err = s.client.StopAndCancel(cctx)
+		}
+		if err != nil {
+			s.stopErr = fmt.Errorf("scheduler: stop: %w", err)
+		}
+	})
+	return s.stopErr
+}
+
+// Reminders is the reminder service over this scheduler.
+func (s *Scheduler) Reminders() *Reminders { return &Reminders{s: s} }
+
+// Location is the time zone users read times in.
+func (s *Scheduler) Location() *time.Location { return s.opts.Location }
+
+func (s *Scheduler) now() time.Time { return s.opts.Now() }
+
+// minLevel drops records below min: River's info logs (client started,
+// leadership changes) are noise next to ours.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h *minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h *minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return &minLevel{Handler: h.Handler.WithAttrs(as), min: h.min}
+}
+
+func (h *minLevel) WithGroup(name string) slog.Handler {
+	return &minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}

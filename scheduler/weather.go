@@ -1,0 +1,333 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/weather"
+)
+
+// Job names of the scheduled posts.
+const (
+	JobWeather = "weather"
+	JobTips    = "tips"
+)
+
+// slotLease is how long a claimed slot stays claimed by a run that neither
+// posted nor released it (a crash); after it, another run may take it.
+const slotLease = 15 * time.Minute
+
+// Pipeline runs one LLM turn; *llm.Pipeline satisfies it.
+type Pipeline interface {
+	Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error)
+}
+
+// ChannelSender posts a bot message; *discordgo.Session satisfies it.
+type ChannelSender interface {
+	ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error)
+}
+
+var _ ChannelSender = (*discordgo.Session)(nil)
+
+// Destination is where a scheduled post goes: the webhook when WebhookURL
+// is set, else a bot message to ChannelID. Scheduled posts never ping.
+type Destination struct {
+	WebhookURL string       // WEATHER_WEBHOOK_URL / TIPS_WEBHOOK_URL; secret
+	ChannelID  string       // WEATHER_CHANNEL_ID / TIPS_CHANNEL_ID
+	HTTPClient *http.Client // executes the webhook; default http.DefaultClient
+	Discord    ChannelSender
+	Timeout    time.Duration // bounds one post; default 15 s
+}
+
+// Enabled reports whether the destination has somewhere to post.
+func (d Destination) Enabled() bool {
+	return d.WebhookURL != "" || (d.ChannelID != "" && d.Discord != nil)
+}
+
+// noPings allows no mention of anyone.
+func noPings() *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+}
+
+// Post sends content.
+func (d Destination) Post(ctx context.Context, content string) error {
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	switch {
+	case d.WebhookURL != "":
+		return d.execWebhook(ctx, content)
+	case d.ChannelID != "" && d.Discord != nil:
+		_, err := d.Discord.ChannelMessageSendComplex(d.ChannelID, &discordgo.MessageSend{
+			Content: content, AllowedMentions: noPings(),
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("post to channel %s: %w", d.ChannelID, err)
+		}
+		return nil
+	}
+	return errors.New("post: no webhook or channel configured")
+}
+
+func (d Destination) execWebhook(ctx context.Context, content string) error {
+	body, err := json.Marshal(&discordgo.WebhookParams{Content: content, AllowedMentions: noPings()})
+	if err != nil {
+		return err
+	}
+	u := d.WebhookURL
+	if strings.Contains(u, "?") {
+		u += "&wait=true"
+	} else {
+		u += "?wait=true"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		// The URL holds the webhook token: never quote it.
+		return errors.New("post to webhook: invalid webhook URL")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	hc := d.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		var uerr interface{ Unwrap() error }
+		if errors.As(err, &uerr) {
+			err = uerr.Unwrap() // drop the *url.Error that quotes the token
+		}
+		return fmt.Errorf("post to webhook: %w", err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("post to webhook: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
+
+// Forecaster gives the forecast of a JMA office; *weather.Client satisfies it.
+type Forecaster interface {
+	Forecast(ctx context.Context, office string) (*weather.Forecast, error)
+}
+
+// WeatherOptions configure the weather job. Zero values get the documented
+// defaults.
+type WeatherOptions struct {
+	Forecasts Forecaster  // required
+	Office    string      // WEATHER_AREA_CODE; default 130000
+	Dest      Destination // required
+	DB        db.Querier  // records posted slots; required
+	// Pipeline and Model (WEATHER_NOTIFY_MODEL) write the short comment;
+	// a nil Pipeline, or any failure, posts the facts alone.
+	Pipeline Pipeline
+	Model    string
+	// Cron (WEATHER_CRON) and Location (TIMEZONE) give the slots CatchUp
+	// looks at. Default "30 6 * * *" in time.Local.
+	Cron     string
+	Location *time.Location
+	// CatchUpWithin is how late a missed slot is still posted at start;
+	// default 3 h.
+	CatchUpWithin time.Duration
+	// FetchAttempts is how often JMA is tried before the post says the
+	// forecast is unavailable; default 3, RetryDelay apart (default 1 min,
+	// doubling each time).
+	FetchAttempts int
+	RetryDelay    time.Duration
+	// CommentTimeout bounds the model's comment; default 2 min.
+	CommentTimeout time.Duration
+	Now            func() time.Time // default time.Now
+	Logger         *slog.Logger     // default slog.Default()
+}
+
+// Weather is the morning weather post.
+type Weather struct {
+	o WeatherOptions
+}
+
+// NewWeather returns the weather job.
+func NewWeather(o WeatherOptions) *Weather {
+	if o.Office == "" {
+		o.Office = "130000"
+	}
+	if o.Cron == "" {
+		o.Cron = "30 6 * * *"
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.CatchUpWithin <= 0 {
+		o.CatchUpWithin = 3 * time.Hour
+	}
+	if o.FetchAttempts <= 0 {
+		o.FetchAttempts = 3
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = time.Minute
+	}
+	if o.CommentTimeout <= 0 {
+		o.CommentTimeout = 2 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Logger = o.Logger.With(slog.String("job", JobWeather))
+	return &Weather{o: o}
+}
+
+// Register adds the job to s: periodic on the Cron schedule and runnable
+// by name (`yorozu jobs run weather`).
+func (w *Weather) Register(s *Scheduler) error {
+	return s.AddPeriodic(JobWeather, w.o.Cron, w.Run)
+}
+
+// Run posts the weather for the slot at, once across processes: a slot
+// already posted (or being posted by another process) is skipped. It is a
+// JobFunc.
+func (w *Weather) Run(ctx context.Context, at time.Time) error {
+	return runSlot(ctx, w.o.DB, JobWeather, at, w.o.Logger, func(ctx context.Context) (string, error) {
+		return w.content(ctx), nil
+	}, w.o.Dest.Post)
+}
+
+// content is the post: the forecast with a comment, the facts alone when
+// the model fails, or a notice when JMA stays down.
+func (w *Weather) content(ctx context.Context) string {
+	f, err := w.fetch(ctx)
+	now := w.o.Now()
+	if err != nil {
+		w.o.Logger.Error("forecast unavailable", "office", w.o.Office, "attempts", w.o.FetchAttempts, "err", err)
+		return weather.UnavailablePost(now)
+	}
+	day, ok := f.Target(now)
+	if !ok {
+		w.o.Logger.Error("forecast has no day to post", "office", w.o.Office, "report", f.ReportTime)
+		return weather.UnavailablePost(now)
+	}
+	return weather.FormatPost(f, day, w.comment(ctx, f, day))
+}
+
+func (w *Weather) fetch(ctx context.Context) (*weather.Forecast, error) {
+	delay := w.o.RetryDelay
+	var err error
+	for i := range w.o.FetchAttempts {
+		if i > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, errors.Join(err, ctx.Err())
+			case <-t.C:
+			}
+			delay *= 2
+		}
+		var f *weather.Forecast
+		if f, err = w.o.Forecasts.Forecast(ctx, w.o.Office); err == nil {
+			return f, nil
+		}
+		w.o.Logger.Warn("fetch forecast", "office", w.o.Office, "attempt", i+1, "err", err)
+	}
+	return nil, err
+}
+
+const weatherCommentPrompt = `あなたはDiscordコミュニティの天気係です。次の天気予報の事実をもとに、` +
+	`朝の投稿に添える親しみやすい一言コメントを日本語で1〜2文（60字程度）で書いてください。` +
+	`数値や予報を変えたり付け足したりしないこと。前置き・見出し・絵文字の多用は不要です。`
+
+// comment asks the model for a short comment; "" when it fails.
+func (w *Weather) comment(ctx context.Context, f *weather.Forecast, d weather.Day) string {
+	if w.o.Pipeline == nil || w.o.Model == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.o.CommentTimeout)
+	defer cancel()
+	facts := weather.Title(f, d) + "\n" + weather.Describe(d)
+	res, err := w.o.Pipeline.Run(ctx, llm.Request{Model: w.o.Model, Messages: []api.Message{
+		{Role: "system", Content: weatherCommentPrompt},
+		{Role: "user", Content: facts},
+	}}, func(llm.Event) error { return nil })
+	if err != nil {
+		w.o.Logger.Warn("weather comment failed; posting the facts alone", "model", w.o.Model, "err", err)
+		return ""
+	}
+	return strings.TrimSpace(res.Content)
+}
+
+// CatchUp posts the latest slot when it passed within CatchUpWithin and was
+// not posted (the bot was down then). Call it once after start; across
+// processes the slot still posts once.
+func (w *Weather) CatchUp(ctx context.Context) error {
+	sched, err := ParseCron(w.o.Cron, w.o.Location)
+	if err != nil {
+		return fmt.Errorf("weather catch-up: %w", err)
+	}
+	now := w.o.Now()
+	var last time.Time
+	for t := sched.Next(now.Add(-w.o.CatchUpWithin - time.Second)); !t.IsZero() && !t.After(now); t = sched.Next(t) {
+		last = t
+	}
+	if last.IsZero() {
+		return nil
+	}
+	posted, err := db.JobSlotPosted(ctx, w.o.DB, JobWeather, slotKey(last))
+	if err != nil || posted {
+		return err
+	}
+	w.o.Logger.Info("posting a missed slot", "slot", last)
+	return w.Run(ctx, last)
+}
+
+// slotKey is the slot's identity: its second. Cron slots are whole
+// seconds; the time River hands a run may carry a fraction.
+func slotKey(at time.Time) time.Time { return at.Truncate(time.Second) }
+
+// runSlot claims the slot, builds the content and posts it; a failure
+// releases the claim so the job's retry can post.
+func runSlot(ctx context.Context, q db.Querier, job string, at time.Time, log *slog.Logger,
+	build func(ctx context.Context) (string, error), post func(ctx context.Context, content string) error) error {
+	slot := slotKey(at)
+	ok, err := db.ClaimJobSlot(ctx, q, job, slot, slotLease)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		log.Info("slot already posted or in progress", "slot", slot)
+		return nil
+	}
+	release := func(cause error) error {
+		if err := db.ReleaseJobSlot(context.WithoutCancel(ctx), q, job, slot); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}
+	content, err := build(ctx)
+	if err != nil {
+		return release(err)
+	}
+	if content == "" {
+		return release(nil)
+	}
+	if err := post(ctx, content); err != nil {
+		return release(fmt.Errorf("%s slot %s: %w", job, slot.Format(time.RFC3339), err))
+	}
+	return db.MarkJobSlotPosted(context.WithoutCancel(ctx), q, job, slot)
+}

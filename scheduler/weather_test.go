@@ -1,0 +1,296 @@
+package scheduler
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/weather"
+)
+
+const testModel = "qwen3:4b"
+
+// fakeJMA serves the weather package's fixtures as JMA does.
+type fakeJMA struct {
+	*httptest.Server
+	hits atomic.Int32
+	down atomic.Bool
+}
+
+func newFakeJMA(t testing.TB, fixture string) *fakeJMA {
+	t.Helper()
+	j := &fakeJMA{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /forecast/data/forecast/130000.json", func(w http.ResponseWriter, r *http.Request) {
+		j.hits.Add(1)
+		if j.down.Load() {
+			http.Error(w, "maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		http.ServeFile(w, r, "../weather/testdata/"+fixture)
+	})
+	mux.HandleFunc("GET /forecast/data/overview_forecast/130000.json", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, "../weather/testdata/overview_130000.json")
+	})
+	j.Server = httptest.NewServer(mux)
+	t.Cleanup(j.Close)
+	return j
+}
+
+func fixedNow(s string) func() time.Time {
+	t, err := time.ParseInLocation("2006-01-02 15:04", s, jst)
+	if err != nil {
+		panic(err)
+	}
+	return func() time.Time { return t }
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newLLM(t testing.TB) (*ollamatest.Server, *llm.Pipeline) {
+	srv := ollamatest.New(t)
+	srv.AddModel(testModel, "completion")
+	return srv, llm.New(llm.Options{Client: srv.Client()})
+}
+
+type weatherEnv struct {
+	pool    *pgxpool.Pool
+	jma     *fakeJMA
+	ollama  *ollamatest.Server
+	discord *discordtest.Server
+	opts    WeatherOptions
+}
+
+// newWeatherEnv posts through a webhook of the fake Discord into channel 555.
+func newWeatherEnv(t *testing.T, now string) *weatherEnv {
+	t.Helper()
+	e := &weatherEnv{pool: newPool(t), jma: newFakeJMA(t, "forecast_130000_05.json"), discord: discordtest.New(t)}
+	var pipe *llm.Pipeline
+	e.ollama, pipe = newLLM(t)
+	e.discord.AddWebhook("900", "secret-token", "555")
+	e.opts = WeatherOptions{
+		Forecasts:  weather.NewClient(weather.ClientOptions{BaseURL: e.jma.URL, HTTPClient: e.jma.Client(), Now: fixedNow(now)}),
+		Office:     "130000",
+		Dest:       Destination{WebhookURL: e.discord.URL() + "api/v10/webhooks/900/secret-token"},
+		DB:         e.pool,
+		Pipeline:   pipe,
+		Model:      testModel,
+		Cron:       "30 6 * * *",
+		Location:   jst,
+		RetryDelay: time.Millisecond,
+		Now:        fixedNow(now),
+		Logger:     quiet(),
+	}
+	return e
+}
+
+func expectedPost(t *testing.T, fixture, now, comment string) string {
+	t.Helper()
+	b, err := os.ReadFile("../weather/testdata/" + fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := weather.Parse(b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := f.Target(fixedNow(now)())
+	return weather.FormatPost(f, d, comment)
+}
+
+func TestWeatherPostsThroughWebhookWithComment(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 06:30")
+	e.ollama.Script(ollamatest.Text("おはようございます！", "今日は洗濯日和です。"))
+	w := NewWeather(e.opts)
+	slot := fixedNow("2025-06-10 06:30")()
+	if err := w.Run(context.Background(), slot); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.discord.Messages("555")
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages, want 1", len(msgs))
+	}
+	m := msgs[0]
+	if want := expectedPost(t, "forecast_130000_05.json", "2025-06-10 06:30", "おはようございます！今日は洗濯日和です。"); m.Content != want {
+		t.Errorf("post\n%s\nwant\n%s", m.Content, want)
+	}
+	for _, s := range []string{"洗濯指数：80（よく乾く）", "出典：気象庁", "6月10日(火)"} {
+		if !strings.Contains(m.Content, s) {
+			t.Errorf("post lacks %q", s)
+		}
+	}
+	if m.WebhookID != "900" || m.AllowedMentions == nil || m.AllowedMentions.Parse == nil || len(m.AllowedMentions.Parse) != 0 {
+		t.Errorf("webhook %q allowed mentions %+v; want the webhook, parse []", m.WebhookID, m.AllowedMentions)
+	}
+	// The facts reach the model.
+	reqs := e.ollama.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "洗濯指数：80") || reqs[0].Model != testModel {
+		t.Errorf("model request %+v", reqs)
+	}
+	// The same slot again (a retry, another process): no second post.
+	if err := w.Run(context.Background(), slot); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d messages after a second run of the slot, want 1", n)
+	}
+}
+
+func TestWeatherChannelPostFactsAloneWhenLLMDown(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 19:00")
+	e.ollama.Down()
+	fd := newFakeDiscord(t)
+	fd.AddChannel("777")
+	e.opts.Dest = Destination{ChannelID: "777", Discord: fd.session}
+	if err := NewWeather(e.opts).Run(context.Background(), fixedNow("2025-06-10 19:00")()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := fd.BotMessages("777")
+	if len(msgs) != 1 {
+		t.Fatalf("%d bot messages, want 1", len(msgs))
+	}
+	// Evening: tomorrow's forecast, facts only.
+	if want := expectedPost(t, "forecast_130000_05.json", "2025-06-10 19:00", ""); msgs[0].Content != want {
+		t.Errorf("post\n%s\nwant\n%s", msgs[0].Content, want)
+	}
+	if !strings.HasPrefix(msgs[0].Content, "**6月11日(水)") {
+		t.Errorf("evening post is not about tomorrow: %q", msgs[0].Content)
+	}
+	if am := msgs[0].AllowedMentions; am == nil || am.Parse == nil || len(am.Parse) != 0 {
+		t.Errorf("allowed mentions %+v, want parse []", am)
+	}
+}
+
+func TestWeatherJMADownRetriesThenSaysUnavailable(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 06:30")
+	e.jma.down.Store(true)
+	e.opts.FetchAttempts = 3
+	if err := NewWeather(e.opts).Run(context.Background(), fixedNow("2025-06-10 06:30")()); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.jma.hits.Load(); n != 3 {
+		t.Errorf("JMA asked %d times, want 3", n)
+	}
+	msgs := e.discord.Messages("555")
+	if len(msgs) != 1 || msgs[0].Content != weather.UnavailablePost(fixedNow("2025-06-10 06:30")()) {
+		t.Fatalf("messages %+v, want the unavailable notice", msgs)
+	}
+	if e.ollama.ChatCalls() != 0 {
+		t.Error("the model was asked to comment on no forecast")
+	}
+}
+
+func TestWeatherFailedPostIsRetriedBySlot(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 06:30")
+	e.opts.Pipeline = nil
+	good := e.opts.Dest
+	e.opts.Dest = Destination{WebhookURL: e.discord.URL() + "api/v10/webhooks/900/wrong-token"}
+	slot := fixedNow("2025-06-10 06:30")()
+	if err := NewWeather(e.opts).Run(context.Background(), slot); err == nil {
+		t.Fatal("a rejected webhook should fail the run (River retries it)")
+	}
+	e.opts.Dest = good
+	if err := NewWeather(e.opts).Run(context.Background(), slot); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d messages, want 1 after the retry", n)
+	}
+}
+
+func TestWeatherTwoProcessesRacingOneSlot(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 06:30")
+	e.opts.Pipeline = nil
+	a, b := NewWeather(e.opts), NewWeather(e.opts)
+	slot := fixedNow("2025-06-10 06:30")()
+	var wg sync.WaitGroup
+	for _, w := range []*Weather{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(context.Background(), slot); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d posts for one slot, want 1", n)
+	}
+}
+
+func TestWeatherCatchUpWithinThreeHours(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 08:00")
+	e.opts.Pipeline = nil
+	// Down at 06:30, started at 08:00: the slot is posted now, once.
+	for range 2 {
+		if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d posts after two catch-ups, want 1", n)
+	}
+	// Started at 09:31 the next day: 3 h 1 min late, too late.
+	e.opts.Now = fixedNow("2025-06-11 09:31")
+	if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Started at 06:29: the last slot is yesterday's, long gone.
+	e.opts.Now = fixedNow("2025-06-11 06:29")
+	if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d posts, want still 1", n)
+	}
+}
+
+func TestWeatherPeriodicOncePerSlotAcrossTwoProcesses(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 06:30")
+	e.opts.Pipeline = nil
+	e.opts.Cron = "*/2 * * * * *" // a slot every two seconds
+	var scheds []*Scheduler
+	for range 2 {
+		s := newScheduler(t, e.pool, nil, Options{Location: jst, PollInterval: 100 * time.Millisecond})
+		if err := NewWeather(e.opts).Register(s); err != nil {
+			t.Fatal(err)
+		}
+		start(t, s)
+		scheds = append(scheds, s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := e.discord.WaitFor(ctx, func() bool { return len(e.discord.Messages("555")) >= 3 }); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scheds {
+		if err := s.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var slots int
+	if err := e.pool.QueryRow(ctx, "SELECT count(*) FROM job_slots WHERE job = 'weather' AND posted_at IS NOT NULL").Scan(&slots); err != nil {
+		t.Fatal(err)
+	}
+	if posts := len(e.discord.Messages("555")); posts != slots {
+		t.Fatalf("%d posts for %d slots; want one post per slot", posts, slots)
+	}
+	// Runnable by name, now.
+	if err := scheds[0].RunNow(ctx, JobWeather); err != nil {
+		t.Fatal(err)
+	}
+}
