@@ -162,6 +162,14 @@ func Parse(getenv func(string) string) (*Config, error) {
 			p.fail("TAVILY_API_KEY", "is required when SEARCH_BACKEND=tavily")
 		}
 	}
+	for _, ch := range []struct{ name, id, webhook string }{
+		{"WEATHER_CHANNEL_ID", c.WeatherChannelID, c.WeatherWebhookURL},
+		{"TIPS_CHANNEL_ID", c.TipsChannelID, c.TipsWebhookURL},
+	} {
+		if ch.id != "" && ch.webhook == "" && c.DiscordToken == "" {
+			p.fail(ch.name, "needs DISCORD_TOKEN to post as the bot (or set the matching webhook URL instead)")
+		}
+	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}

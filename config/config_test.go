@@ -71,6 +71,7 @@ func TestParseValues(t *testing.T) {
 		"SEARXNG_URL":          "http://searx.local",
 		"MCP_SERVERS":          mcpFile,
 		"TIPS_CHANNEL_ID":      "123456789012345678",
+		"DISCORD_TOKEN":        "token",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +166,21 @@ func TestParseRequiresBackendSettings(t *testing.T) {
 		_, err := Parse(env(map[string]string{"SEARCH_BACKEND": backend}))
 		if err == nil || !strings.Contains(err.Error(), needs) {
 			t.Errorf("SEARCH_BACKEND=%s without %s: err = %v", backend, needs, err)
+		}
+	}
+}
+
+func TestChannelPostsNeedTheBot(t *testing.T) {
+	_, err := Parse(env(map[string]string{"WEATHER_CHANNEL_ID": "123"}))
+	if err == nil || !strings.Contains(err.Error(), "WEATHER_CHANNEL_ID needs DISCORD_TOKEN") {
+		t.Errorf("channel without a bot: err = %v", err)
+	}
+	for _, e := range []map[string]string{
+		{"WEATHER_CHANNEL_ID": "123", "DISCORD_TOKEN": "t"},
+		{"TIPS_CHANNEL_ID": "123", "TIPS_WEBHOOK_URL": "https://discord.com/api/webhooks/1/x"},
+	} {
+		if _, err := Parse(env(e)); err != nil {
+			t.Errorf("%v: %v", e, err)
 		}
 	}
 }

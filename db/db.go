@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,10 +35,14 @@ var (
 // pingTimeout bounds the first round-trip of Open when ctx has no earlier deadline.
 const pingTimeout = 5 * time.Second
 
+// DefaultMaxConns is the pool size when the URL does not set pool_max_conns.
+const DefaultMaxConns = 32
+
 // Open connects a pool to the database at url and pings it. Sessions run in
 // UTC and timestamptz values are scanned as UTC. Pool sizes given in the URL
-// (pool_max_conns, …) are honoured; otherwise pgxpool's defaults apply
-// (max(4, NumCPU) connections, recycled hourly, idle ones closed after 30 min).
+// (pool_max_conns, …) are honoured; otherwise the pool holds up to
+// DefaultMaxConns connections (reminder workers each hold one while Discord
+// answers) and pgxpool's other defaults apply.
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -48,6 +53,9 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 			return nil, fmt.Errorf("open database: invalid connection string: %w", errors.Unwrap(pe))
 		}
 		return nil, errors.New("open database: invalid connection string")
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	cc := cfg.ConnConfig
 	if cc.ConnectTimeout == 0 {

@@ -28,6 +28,8 @@ const usage = `yorozu — a Discord bot answering with a local LLM (Ollama)
 Usage:
   yorozu [serve]    run the bot, the HTTP server and the jobs (default)
   yorozu migrate    apply database migrations and exit
+  yorozu jobs run NAME
+                    run one scheduled job (weather, tips) once, now
   yorozu version    print the version and exit
   yorozu help       show this help
 
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		fmt.Fprintln(stdout, "yorozu", versionString())
 		return nil
+	case "jobs":
+		return jobs(ctx, rest, getenv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -68,6 +72,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q: %w", cmd, errUsage)
 	}
+}
+
+// jobs handles "jobs run NAME".
+func jobs(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: yorozu jobs run NAME\n\nRun one scheduled job once, now, and exit non-zero if it failed.\nJobs: weather (needs WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID), tips (needs TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID).\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return nil
+		}
+		return fmt.Errorf("%s: %w", err, errUsage)
+	}
+	if fs.NArg() != 2 || fs.Arg(0) != "run" {
+		fs.Usage()
+		return fmt.Errorf("jobs: want \"run NAME\", got %q: %w", fs.Args(), errUsage)
+	}
+	return runJob(ctx, fs.Arg(1), getenv, stdout, stderr)
 }
 
 // parseFlags handles -h for a command that takes no flags. done is true when

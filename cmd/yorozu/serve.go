@@ -6,45 +6,23 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/ollama/ollama/api"
-
-	"github.com/yorozu-bot/yorozu/bot"
-	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/llm"
-	"github.com/yorozu-bot/yorozu/memory"
-	"github.com/yorozu-bot/yorozu/tools"
-	"github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
-// shutdownTimeout bounds a graceful stop: replies in flight get this long.
+// shutdownTimeout bounds a graceful stop: replies and jobs in flight get
+// this long to finish.
 const shutdownTimeout = 20 * time.Second
-
-// app is everything serve starts, so shutdown can stop it in reverse.
-type app struct {
-	cfg    *config.Config
-	logger *slog.Logger
-	db     *database
-	llm    *llm.Pipeline
-	tools  *tools.Registry
-	memory *memory.Memory
-	router *chat.Router
-	bot    *bot.Bot // nil when DISCORD_TOKEN is unset
-	web    *web.Server
-}
 
 func serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	started := time.Now()
-	cfg, err := config.Parse(getenv)
+	cfg, logger, err := setup(getenv, stderr)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("starting yorozu", "version", versionString(), "config", cfg)
 
 	d, err := openDatabase(ctx, cfg, stderr, logger)
@@ -52,12 +30,12 @@ func serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Wr
 		return err
 	}
 	defer d.close()
-	if err := db.Migrate(ctx, d.pool); err != nil {
+	if err := migrateAll(ctx, d); err != nil {
 		return err
 	}
 
-	a := &app{cfg: cfg, logger: logger, db: d}
-	if err := a.build(); err != nil {
+	a, err := build(ctx, cfg, d, logger)
+	if err != nil {
 		return err
 	}
 	if err := a.start(ctx); err != nil {
@@ -73,168 +51,74 @@ func serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Wr
 	return nil
 }
 
-// build wires the parts; nothing talks to the network yet.
-func (a *app) build() error {
-	cfg := a.cfg
-	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
-	a.llm = llm.New(llm.Options{
-		Client:      ollama,
-		Recorder:    apiLogRecorder{pool: a.db.pool},
-		Concurrency: cfg.LLMConcurrency,
-		Logger:      a.logger,
-	})
-	a.tools = tools.NewRegistry()
-	a.memory = memory.New(a.db.pool, memory.Options{Location: cfg.Location})
-	a.router = chat.NewRouter(&chat.Conversation{
-		Store:    a.memory,
-		Pipeline: a.llm,
-		Model:    cfg.DefaultModel,
-		Tools:    a.tools,
-		Logger:   a.logger,
-	})
-
-	if cfg.DiscordToken != "" {
-		b, err := bot.New(bot.Options{
-			Token:      cfg.DiscordToken,
-			APIBase:    cfg.DiscordAPIBase,
-			Responder:  a.router,
-			Logger:     a.logger,
-			RateLimit:  cfg.UserRateLimit,
-			RateWindow: cfg.UserRateWindow,
-		})
-		if err != nil {
-			return err
-		}
-		a.bot = b
+// setup parses the configuration and makes the logger every command uses.
+func setup(getenv func(string) string, stderr io.Writer) (*config.Config, *slog.Logger, error) {
+	cfg, err := config.Parse(getenv)
+	if err != nil {
+		return nil, nil, err
 	}
-
-	checks := []web.Check{
-		{Name: "database", Fn: func(ctx context.Context) error { return a.db.pool.Ping(ctx) }},
-		{Name: "migrations", Fn: func(ctx context.Context) error {
-			_, pending, err := db.MigrationStatus(ctx, a.db.pool)
-			if err == nil && pending > 0 {
-				err = fmt.Errorf("%d pending", pending)
-			}
-			return err
-		}},
-	}
-	if a.bot != nil {
-		checks = append(checks, web.Check{Name: "discord", Fn: func(context.Context) error {
-			if !a.bot.Ready() {
-				return errors.New("not connected")
-			}
-			return nil
-		}})
-	}
-	a.web = web.New(web.Options{
-		Addr:   cfg.HTTPAddr,
-		Checks: checks,
-		Gauges: []web.Gauge{{
-			Name: "yorozu_llm_queue_length", Help: "Turns waiting for an LLM slot.",
-			Fn: func() float64 { return float64(a.llm.QueueLen()) },
-		}},
-		Logger: a.logger,
-	})
-	return nil
+	return cfg, slog.New(slog.NewTextHandler(stderr, nil)), nil
 }
 
-func (a *app) start(ctx context.Context) error {
-	if err := a.web.Start(ctx); err != nil {
+// migrateAll applies yorozu's migrations, then River's, each under the same
+// advisory lock, so several processes may start at once.
+func migrateAll(ctx context.Context, d *database) error {
+	if err := db.Migrate(ctx, d.pool); err != nil {
 		return err
 	}
-	if a.bot != nil {
-		if err := a.bot.Start(ctx); err != nil {
-			return fmt.Errorf("connect to Discord: %w", err)
-		}
-	}
-	return nil
-}
-
-// stop shuts the adapters down first, so replies in flight finish while the
-// database is still there.
-func (a *app) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if a.bot != nil {
-		a.bot.Stop()
-	}
-	if err := a.web.Stop(ctx); err != nil {
-		a.logger.Warn("http shutdown", "err", err)
-	}
+	return scheduler.Migrate(ctx, d.pool)
 }
 
 func migrate(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := config.Parse(getenv)
+	cfg, logger, err := setup(getenv, stderr)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	d, err := openDatabase(ctx, cfg, stderr, logger)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	if err := db.Migrate(ctx, d.pool); err != nil {
+	if err := migrateAll(ctx, d); err != nil {
 		return err
 	}
 	applied, _, err := db.MigrationStatus(ctx, d.pool)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "migrations applied: %d\n", applied)
+	fmt.Fprintf(stdout, "migrations applied: %d (plus the job queue's)\n", applied)
 	return nil
 }
 
-// database is the pool plus, without DATABASE_URL, the embedded server.
-type database struct {
-	pool     *pgxpool.Pool
-	embedded *db.Embedded
-	logger   *slog.Logger
-}
-
-func openDatabase(ctx context.Context, cfg *config.Config, stderr io.Writer, logger *slog.Logger) (*database, error) {
-	d := &database{logger: logger}
-	url := cfg.DatabaseURL
-	if url == "" {
-		logger.Info("DATABASE_URL is unset: starting embedded PostgreSQL", "data_dir", cfg.DataDir)
-		e, err := db.StartEmbedded(ctx, cfg.DataDir, stderr)
-		if err != nil {
-			return nil, err
-		}
-		d.embedded, url = e, e.URL()
-	}
-	pool, err := db.Open(ctx, url)
+// runJob runs one named job (weather, tips, …) once, now, without starting
+// the bot or the job queue; its error is the command's.
+func runJob(ctx context.Context, name string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, logger, err := setup(getenv, stderr)
 	if err != nil {
-		d.close()
-		return nil, err
+		return err
 	}
-	d.pool = pool
-	return d, nil
-}
-
-func (d *database) close() {
-	if d.pool != nil {
-		d.pool.Close()
+	switch {
+	case name == "weather" && !cfg.WeatherEnabled():
+		return errors.New("job weather is off: set WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID")
+	case name == "tips" && !cfg.TipsEnabled():
+		return errors.New("job tips is off: set TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID")
 	}
-	if d.embedded != nil {
-		if err := d.embedded.Stop(); err != nil {
-			d.logger.Warn("stop embedded postgres", "err", err)
-		}
+	d, err := openDatabase(ctx, cfg, stderr, logger)
+	if err != nil {
+		return err
 	}
-}
-
-// apiLogRecorder keeps every LLM call in api_logs.
-type apiLogRecorder struct{ pool *pgxpool.Pool }
-
-func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
-	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
-		Model:            c.Model,
-		Request:          c.Request,
-		Response:         c.Response,
-		Error:            c.Err,
-		Latency:          c.Latency,
-		PromptTokens:     c.PromptTokens,
-		CompletionTokens: c.CompletionTokens,
-		CreatedAt:        c.At,
-	})
+	defer d.close()
+	if err := migrateAll(ctx, d); err != nil {
+		return err
+	}
+	a, err := build(ctx, cfg, d, logger)
+	if err != nil {
+		return err
+	}
+	defer a.closeTools()
+	if err := a.sched.RunNow(ctx, name); err != nil {
+		return fmt.Errorf("job %s (known: %v): %w", name, a.sched.Jobs(), err)
+	}
+	fmt.Fprintf(stdout, "job %s done\n", name)
+	return nil
 }

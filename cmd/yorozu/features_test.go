@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+)
+
+// TestReminderEndToEnd: a mention routed to the reminder handler, the model
+// calls create_reminder, and the reminder is delivered in the channel at its
+// time, mentioning only the user.
+func TestReminderEndToEnd(t *testing.T) {
+	h := start(t, nil)
+	var mu sync.Mutex
+	var due time.Time
+	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+			return ollamatest.Text("リマインダーを登録しました。")
+		}
+		mu.Lock()
+		due = time.Now().Add(3 * time.Second).Truncate(time.Second)
+		mu.Unlock()
+		return ollamatest.ToolCalls(ollamatest.Call("create_reminder", map[string]any{
+			"content": "ゴミ出し @everyone", "due_at": due.In(time.FixedZone("JST", 9*3600)).Format(time.RFC3339),
+		}))
+	})
+	h.mention(aliceID, "リマインドして、ゴミ出し")
+	h.waitReply(t, 1, equals("リマインダーを登録しました。"))
+
+	// The tools offered were the reminder tools only.
+	if tl := h.ollama.Requests()[0].Tools; len(tl) != 3 {
+		t.Errorf("reminder handler offered %d tools, want the 3 reminder tools", len(tl))
+	}
+	delivered := h.waitReply(t, 2, func(c string) bool { return strings.Contains(c, "ゴミ出し") })
+	if !strings.Contains(delivered.Content, "<@"+aliceID+">") {
+		t.Errorf("reminder does not mention the user: %q", delivered.Content)
+	}
+	if am := delivered.AllowedMentions; am == nil || len(am.Parse) != 0 || len(am.Users) != 1 || am.Users[0] != aliceID {
+		t.Errorf("allowed_mentions = %+v, want only the user", am)
+	}
+	h.waitCount(t, `SELECT count(*) FROM reminders WHERE notified_at IS NOT NULL AND message_id <> ''`, 1)
+}
+
+// TestWeatherJobRunsOnceNow: "yorozu jobs run weather" fetches the JMA
+// forecast and posts it through the webhook, with the model's comment.
+func TestWeatherJobRunsOnceNow(t *testing.T) {
+	h := start(t, map[string]string{"DISCORD_TOKEN": ""}) // only for its fakes and database
+	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
+	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
+			w.Write(forecast)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer jma.Close()
+	h.discord.AddWebhook("500000000000000001", "hook-token", channelID)
+	h.ollama.Script(ollamatest.Text("洗濯日和ですね！"))
+
+	var stdout, stderr bytes.Buffer
+	env := map[string]string{
+		"DATABASE_URL":        h.dbURL,
+		"OLLAMA_HOST":         h.ollama.URL(),
+		"JMA_BASE_URL":        jma.URL + "/bosai/",
+		"WEATHER_WEBHOOK_URL": h.discord.URL() + "api/v10/webhooks/500000000000000001/hook-token",
+		"TIMEZONE":            "Asia/Tokyo",
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := run(ctx, []string{"jobs", "run", "weather"}, func(k string) string { return env[k] }, &stdout, &stderr); err != nil {
+		t.Fatalf("jobs run weather: %v\n%s", err, stderr.String())
+	}
+	msgs := h.discord.Messages(channelID)
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Content, "洗濯指数") || !strings.Contains(msgs[0].Content, "出典：気象庁") || !strings.Contains(msgs[0].Content, "洗濯日和ですね！") {
+		t.Fatalf("weather post = %+v", msgs)
+	}
+
+	// A job that is not configured says which variable turns it on.
+	err := run(ctx, []string{"jobs", "run", "tips"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "TIPS_WEBHOOK_URL") {
+		t.Errorf("jobs run tips without a destination: %v", err)
+	}
+}
+
+// TestWebToolsAreGuarded: the model searches (SearXNG), then asks to read a
+// page on this machine's loopback; the guarded fetcher refuses it and the
+// refusal goes back to the model, which answers.
+func TestWebToolsAreGuarded(t *testing.T) {
+	searx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"query":"yorozu","results":[{"title":"よろず屋","url":"https://example.org/yorozu","content":"何でも屋のこと"}]}`))
+	}))
+	defer searx.Close()
+	h := start(t, map[string]string{"SEARCH_BACKEND": "searxng", "SEARXNG_URL": searx.URL})
+	h.ollama.Script(
+		ollamatest.ToolCalls(ollamatest.Call("web_search", map[string]any{"query": "よろず屋"})),
+		ollamatest.ToolCalls(ollamatest.Call("scrape_url", map[string]any{"url": searx.URL + "/admin"})),
+		ollamatest.Text("調べました。"),
+	)
+	h.mention(aliceID, "よろず屋って何？")
+	h.waitReply(t, 1, equals("調べました。"))
+	reqs := h.ollama.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d LLM calls, want 3", len(reqs))
+	}
+	var names []string
+	for _, tl := range reqs[0].Tools {
+		names = append(names, tl.Function.Name)
+	}
+	for _, want := range []string{"web_search", "scrape_url", "pdf_to_text", "search_and_fetch", "create_reminder"} {
+		if !strings.Contains(strings.Join(names, ","), want) {
+			t.Errorf("tool %s not offered: %v", want, names)
+		}
+	}
+	if strings.Contains(reqs[0].Tools.String(), "session_id") {
+		t.Error("the hidden session_id is shown to the model")
+	}
+	search := lastTool(reqs[1])
+	if !strings.Contains(search, "よろず屋") || !strings.Contains(search, "https://example.org/yorozu") {
+		t.Errorf("search result sent back = %q", search)
+	}
+	if scraped := lastTool(reqs[2]); !strings.HasPrefix(scraped, "Blocked URL: ") {
+		t.Errorf("loopback fetch result = %q, want Blocked URL", scraped)
+	}
+}
+
+// shiftedForecast reads a JMA fixture reported on reportDay and moves every
+// date in it so that the report is from today in Japan: run cannot be given
+// a clock, so the forecast must be current.
+func shiftedForecast(t *testing.T, path, reportDay string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jst := time.FixedZone("JST", 9*3600)
+	from, _ := time.ParseInLocation(time.DateOnly, reportDay, jst)
+	y, m, d := time.Now().In(jst).Date()
+	days := int(time.Date(y, m, d, 0, 0, 0, 0, jst).Sub(from).Hours() / 24)
+	return regexp.MustCompile(`\d{4}-\d{2}-\d{2}`).ReplaceAllFunc(b, func(date []byte) []byte {
+		day, err := time.ParseInLocation(time.DateOnly, string(date), jst)
+		if err != nil {
+			return date
+		}
+		return []byte(day.AddDate(0, 0, days).Format(time.DateOnly))
+	})
+}
+
+func lastTool(req api.ChatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "tool" {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
+}

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/bot"
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/wordpool"
+	"github.com/yorozu-bot/yorozu/scheduler"
+	"github.com/yorozu-bot/yorozu/tools"
+	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/tools/mcp"
+	"github.com/yorozu-bot/yorozu/tools/page"
+	"github.com/yorozu-bot/yorozu/tools/reminder"
+	"github.com/yorozu-bot/yorozu/tools/web"
+	"github.com/yorozu-bot/yorozu/weather"
+	webui "github.com/yorozu-bot/yorozu/web"
+)
+
+// app is everything serve runs, wired once by build.
+type app struct {
+	cfg     *config.Config
+	logger  *slog.Logger
+	db      *database
+	llm     *llm.Pipeline
+	tools   *tools.Registry
+	mcp     *mcp.Servers
+	memory  *memory.Memory
+	words   *wordpool.Pool
+	router  *chat.Router
+	sched   *scheduler.Scheduler
+	weather *scheduler.Weather // nil when the weather post is off
+	bot     *bot.Bot           // nil when DISCORD_TOKEN is unset
+	web     *webui.Server
+}
+
+// tokenSecretKey is where the continuation-token secret is kept.
+const tokenSecretKey = "continuation_token_secret"
+
+// build wires the parts. It connects to MCP servers but starts nothing that
+// serves: start does that.
+func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
+	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0)}
+	a.llm = llm.New(llm.Options{
+		Client:      api.NewClient(cfg.OllamaHost, &http.Client{}),
+		Recorder:    apiLogRecorder{pool: d.pool},
+		Concurrency: cfg.LLMConcurrency,
+		Logger:      logger,
+	})
+	a.memory = memory.New(d.pool, memory.Options{
+		Location: cfg.Location,
+		AfterRecord: func(_ memory.SessionKey, t memory.Turn) {
+			// Tokenising takes a little while (and the dictionary loads on
+			// first use): keep it off the channel's queue.
+			go a.words.Add(t.User.Content)
+		},
+	})
+
+	// The router exists before its routes: the bot needs it now, the
+	// routes need the scheduler, which needs the bot's Discord session.
+	a.tools = tools.NewRegistry()
+	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
+	a.router = chat.NewRouter(conv)
+
+	var discord *discordgo.Session
+	if cfg.DiscordToken != "" {
+		b, err := bot.New(bot.Options{
+			Token:      cfg.DiscordToken,
+			APIBase:    cfg.DiscordAPIBase,
+			Logger:     logger,
+			RateLimit:  cfg.UserRateLimit,
+			RateWindow: cfg.UserRateWindow,
+			Responder:  a.router,
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.bot, discord = b, b.Session()
+	}
+
+	schedOpts := scheduler.Options{
+		Location:   cfg.Location,
+		Logger:     logger,
+		MaxAhead:   time.Duration(cfg.ReminderMaxAheadDays) * 24 * time.Hour,
+		MaxPending: cfg.ReminderMaxPending,
+	}
+	if discord != nil {
+		schedOpts.Discord = discord
+	}
+	sched, err := scheduler.New(d.pool, schedOpts)
+	if err != nil {
+		return nil, err
+	}
+	a.sched = sched
+
+	if err := a.buildTools(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.buildRoutes(conv, discord); err != nil {
+		return nil, err
+	}
+	a.buildWeb()
+	return a, nil
+}
+
+// buildTools registers every tool the model may call.
+func (a *app) buildTools(ctx context.Context) error {
+	cfg := a.cfg
+	fetcher, err := fetch.New(fetch.Options{Allowlist: cfg.FetchAllowlist, UserAgent: fetch.UserAgent(version)})
+	if err != nil {
+		return fmt.Errorf("FETCH_ALLOWLIST: %w", err)
+	}
+	searcher, err := web.NewSearcher(web.SearchOptions{
+		Backend: cfg.SearchBackend, BaseURL: cfg.SearxngURL, APIKey: cfg.TavilyAPIKey,
+		UserAgent: fetch.UserAgent(version),
+	})
+	if err != nil {
+		return fmt.Errorf("SEARCH_BACKEND: %w", err)
+	}
+	secret, err := db.EnsureSetting(ctx, a.db.pool, tokenSecretKey, page.NewSecret())
+	if err != nil {
+		return err
+	}
+	if err := web.Register(a.tools, web.Deps{
+		Fetcher: fetcher, Searcher: searcher, Signer: page.NewSigner(secret, time.Now),
+		MaxResultChars: llm.MaxResultChars,
+	}); err != nil {
+		return err
+	}
+	for _, t := range reminder.Tools(a.sched.Reminders()) {
+		if err := a.tools.Register(t); err != nil {
+			return err
+		}
+	}
+	if len(cfg.MCPServers) > 0 {
+		servers, err := mcp.ParseServers(string(cfg.MCPServers), os.ReadFile)
+		if err != nil {
+			return fmt.Errorf("MCP_SERVERS: %w", err)
+		}
+		// A server that is down is logged and skipped inside Connect.
+		a.mcp, err = mcp.Connect(ctx, servers, mcp.Options{Version: version, Logger: a.logger})
+		if err != nil {
+			return fmt.Errorf("MCP_SERVERS: %w", err)
+		}
+		for _, t := range a.mcp.Tools() {
+			if err := a.tools.Register(t); err != nil {
+				a.logger.Warn("mcp tool skipped", "tool", t.Meta().Name, "err", err)
+			}
+		}
+	}
+	a.tools.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
+	return nil
+}
+
+// buildRoutes wires the chat handlers, the scheduled posts and the slash
+// commands.
+func (a *app) buildRoutes(conv *chat.Conversation, discord *discordgo.Session) error {
+	cfg := a.cfg
+	reminderTools, err := a.tools.Subset(reminder.Names...)
+	if err != nil {
+		return err
+	}
+	reminderConv := *conv
+	reminderConv.Model, reminderConv.Tools = cfg.ReminderModel, reminderTools
+	reminders, err := chat.NewReminderHandler(&reminderConv, cfg.Location)
+	if err != nil {
+		return err
+	}
+
+	forecasts := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
+	dest := func(webhook, channel string) scheduler.Destination {
+		d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: &http.Client{Timeout: 30 * time.Second}}
+		if discord != nil {
+			d.Discord = discord
+		}
+		return d
+	}
+	tips := scheduler.NewTips(scheduler.TipsOptions{
+		Words: a.words, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
+		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
+	})
+	smalltalk := &chat.Smalltalk{Chat: conv, Topics: a.words, Logger: a.logger}
+	if cfg.TipsEnabled() {
+		if err := tips.Register(a.sched); err != nil {
+			return err
+		}
+		smalltalk.Tips = tips
+	}
+	if cfg.WeatherEnabled() {
+		a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
+			Forecasts: forecasts, Office: cfg.WeatherAreaCode, Dest: dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
+			DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
+			Location: cfg.Location, Logger: a.logger,
+		})
+		if err := a.weather.Register(a.sched); err != nil {
+			return err
+		}
+	}
+
+	for _, r := range []struct {
+		name     string
+		keywords []string
+		h        chat.Handler
+	}{
+		{"reminder", chat.ReminderKeywords, reminders},
+		{"smalltalk", chat.SmalltalkKeywords, smalltalk},
+		{"weather", chat.WeatherKeywords, &chat.Weather{Chat: conv, Forecasts: forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
+	} {
+		if err := a.router.Add(r.name, r.keywords, r.h); err != nil {
+			return err
+		}
+	}
+	if a.bot != nil {
+		a.bot.AddCommand(scheduler.RemindCommand(), a.sched.Reminders().HandleCommand)
+	}
+	return nil
+}
+
+func (a *app) buildWeb() {
+	checks := []webui.Check{
+		{Name: "database", Fn: func(ctx context.Context) error { return a.db.pool.Ping(ctx) }},
+		{Name: "migrations", Fn: func(ctx context.Context) error {
+			_, pending, err := db.MigrationStatus(ctx, a.db.pool)
+			if err == nil && pending > 0 {
+				err = fmt.Errorf("%d pending", pending)
+			}
+			return err
+		}},
+	}
+	if a.bot != nil {
+		checks = append(checks, webui.Check{Name: "discord", Fn: func(context.Context) error {
+			if !a.bot.Ready() {
+				return errors.New("not connected")
+			}
+			return nil
+		}})
+	}
+	a.web = webui.New(webui.Options{
+		Addr:   a.cfg.HTTPAddr,
+		Checks: checks,
+		Gauges: []webui.Gauge{{
+			Name: "yorozu_llm_queue_length", Help: "Turns waiting for an LLM slot.",
+			Fn: func() float64 { return float64(a.llm.QueueLen()) },
+		}},
+		Logger: a.logger,
+	})
+}
+
+// start serves: HTTP first (so /healthz answers while the rest comes up),
+// then Discord, then the job queue, which may deliver through Discord.
+func (a *app) start(ctx context.Context) error {
+	if err := a.web.Start(ctx); err != nil {
+		return err
+	}
+	if a.bot != nil {
+		if err := a.bot.Start(ctx); err != nil {
+			return fmt.Errorf("connect to Discord: %w", err)
+		}
+	}
+	if err := a.sched.Start(ctx); err != nil {
+		return err
+	}
+	if a.weather != nil {
+		go func() {
+			if err := a.weather.CatchUp(ctx); err != nil && ctx.Err() == nil {
+				a.logger.Error("weather catch-up", "err", err)
+			}
+		}()
+	}
+	go func() {
+		if err := a.words.SeedFromDB(ctx, a.db.pool, 0); err != nil && ctx.Err() == nil {
+			a.logger.Warn("seed word pool", "err", err)
+		}
+	}()
+	return nil
+}
+
+// stop shuts down in reverse: replies in flight finish while jobs and the
+// database are still there, then jobs are handed back, then HTTP.
+func (a *app) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if a.bot != nil {
+		a.bot.Stop()
+	}
+	if err := a.sched.Stop(ctx); err != nil {
+		a.logger.Warn("job queue shutdown", "err", err)
+	}
+	if err := a.web.Stop(ctx); err != nil {
+		a.logger.Warn("http shutdown", "err", err)
+	}
+	a.closeTools()
+}
+
+func (a *app) closeTools() {
+	if a.mcp != nil {
+		if err := a.mcp.Close(); err != nil {
+			a.logger.Warn("mcp shutdown", "err", err)
+		}
+	}
+}
+
+// database is the pool plus, without DATABASE_URL, the embedded server.
+type database struct {
+	pool     *pgxpool.Pool
+	embedded *db.Embedded
+	logger   *slog.Logger
+}
+
+func openDatabase(ctx context.Context, cfg *config.Config, stderr io.Writer, logger *slog.Logger) (*database, error) {
+	d := &database{logger: logger}
+	url := cfg.DatabaseURL
+	if url == "" {
+		logger.Info("DATABASE_URL is unset: starting embedded PostgreSQL", "data_dir", cfg.DataDir)
+		e, err := db.StartEmbedded(ctx, cfg.DataDir, stderr)
+		if err != nil {
+			return nil, err
+		}
+		d.embedded, url = e, e.URL()
+	}
+	pool, err := db.Open(ctx, url)
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	d.pool = pool
+	return d, nil
+}
+
+func (d *database) close() {
+	if d.pool != nil {
+		d.pool.Close()
+	}
+	if d.embedded != nil {
+		if err := d.embedded.Stop(); err != nil {
+			d.logger.Warn("stop embedded postgres", "err", err)
+		}
+	}
+}
+
+// apiLogRecorder keeps every LLM call in api_logs.
+type apiLogRecorder struct{ pool *pgxpool.Pool }
+
+func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
+	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
+		Model:            c.Model,
+		Request:          c.Request,
+		Response:         c.Response,
+		Error:            c.Err,
+		Latency:          c.Latency,
+		PromptTokens:     c.PromptTokens,
+		CompletionTokens: c.CompletionTokens,
+		CreatedAt:        c.At,
+	})
+}

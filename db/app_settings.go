@@ -1,0 +1,43 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnsureSetting returns the value stored under key, storing value first when
+// the key is new. Several processes starting at once all get the same value.
+func EnsureSetting(ctx context.Context, q Querier, key string, value []byte) ([]byte, error) {
+	var stored []byte
+	err := q.QueryRow(ctx, `
+WITH ins AS (
+    INSERT INTO app_settings (key, value) VALUES ($1, $2)
+    ON CONFLICT (key) DO NOTHING
+    RETURNING value
+)
+SELECT value FROM ins
+UNION ALL
+SELECT value FROM app_settings WHERE key = $1
+LIMIT 1`, key, value).Scan(&stored)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Another process inserted the key after this statement's snapshot
+		// was taken; a new statement sees its value.
+		return Setting(ctx, q, key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ensure setting %q: %w", key, interpretError(err))
+	}
+	return stored, nil
+}
+
+// Setting returns the value stored under key, or ErrNotFound.
+func Setting(ctx context.Context, q Querier, key string) ([]byte, error) {
+	var v []byte
+	if err := q.QueryRow(ctx, `SELECT value FROM app_settings WHERE key = $1`, key).Scan(&v); err != nil {
+		return nil, fmt.Errorf("setting %q: %w", key, interpretError(err))
+	}
+	return v, nil
+}

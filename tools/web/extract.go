@@ -1,0 +1,206 @@
+package web
+
+import (
+	"bytes"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"codeberg.org/readeck/go-readability/v2"
+	"codeberg.org/readeck/go-readability/v2/render"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// Page is the readable content of an HTML page.
+type Page struct {
+	Title string
+	Text  string
+}
+
+// metaCharset finds a charset declared in a meta tag further into the page
+// than the 1024 bytes the HTML sniffing algorithm looks at; Japanese pages
+// with long heads do that.
+var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)`)
+
+// decode returns body as UTF-8: the charset of the Content-Type header,
+// else a BOM or meta declaration, else UTF-8 if it is valid.
+func decode(body []byte, contentType string) string {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain {
+		head := body[:min(len(body), 32<<10)]
+		if m := metaCharset.FindSubmatch(head); m != nil {
+			if e, n := charset.Lookup(string(m[1])); e != nil {
+				enc, name = e, n
+			}
+		} else if utf8.Valid(body) {
+			return string(body)
+		}
+	}
+	if name == "utf-8" {
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	return string(out)
+}
+
+// Extract returns the main text of an HTML page: what readability finds when
+// the page looks like an article, otherwise the text of its article, main or
+// body element once scripts, navigation and the like are dropped. Blank
+// lines are collapsed.
+func Extract(body []byte, contentType string, pageURL *url.URL) (Page, error) {
+	src := decode(body, contentType)
+	doc, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		return Page{}, err
+	}
+	title := collapseSpace(nodeText(findNode(doc, func(n *html.Node) bool { return n.DataAtom == atom.Title })))
+	// Readability keeps <template> and <noscript> contents; nothing in
+	// these (or scripts and styles) is ever main text.
+	removeElements(doc, neverText)
+	parser := readability.NewParser()
+	parser.DisableJSONLD = true
+	if parser.CheckDocument(doc) {
+		// ParseAndMutate spares a copy of the whole tree (a sixth of the
+		// time on large pages); the rare fallback after it parses again.
+		art, err := parser.ParseAndMutate(doc, pageURL)
+		if err == nil && art.Node != nil {
+			if text := collapseBlankLines(render.InnerText(art.Node)); text != "" {
+				if t := collapseSpace(art.Title()); t != "" {
+					title = t
+				}
+				return Page{Title: title, Text: text}, nil
+			}
+		}
+		if doc, err = html.Parse(strings.NewReader(src)); err != nil {
+			return Page{}, err
+		}
+	}
+	return Page{Title: title, Text: fallbackText(doc)}, nil
+}
+
+// dropped are the elements that never hold main text.
+var dropped = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Head: true, atom.Nav: true, atom.Footer: true, atom.Aside: true,
+}
+
+var neverText = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true}
+
+// removeElements removes the elements in drop, and comments, from the tree.
+func removeElements(n *html.Node, drop map[atom.Atom]bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && drop[c.DataAtom] || c.Type == html.CommentNode {
+			n.RemoveChild(c)
+		} else {
+			removeElements(c, drop)
+		}
+		c = next
+	}
+}
+
+func fallbackText(doc *html.Node) string {
+	removeElements(doc, dropped)
+	root := doc
+	for _, a := range []atom.Atom{atom.Article, atom.Main, atom.Body} {
+		if n := findNode(doc, func(n *html.Node) bool { return n.DataAtom == a }); n != nil {
+			root = n
+			break
+		}
+	}
+	return collapseBlankLines(render.InnerText(root))
+}
+
+// collapseBlankLines trims each line's trailing space and squeezes runs of
+// blank lines into one, trimming the text's ends.
+func collapseBlankLines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	blank := 0
+	for line := range strings.Lines(s) {
+		line = strings.TrimRightFunc(line, unicode.IsSpace)
+		if strings.TrimSpace(line) == "" {
+			blank++
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+			if blank > 0 {
+				b.WriteByte('\n')
+			}
+		}
+		blank = 0
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// collapseSpace joins all runs of white space into single spaces.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, a := range n.Attr {
+		if a.Key == "class" {
+			for _, c := range strings.Fields(a.Val) {
+				if c == class {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// findNode returns the first node under n (n included, depth first) for
+// which match holds, or nil.
+func findNode(n *html.Node, match func(*html.Node) bool) *html.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Type == html.ElementNode && match(n) {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if f := findNode(c, match); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// nodeText concatenates the text under n.
+func nodeText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
