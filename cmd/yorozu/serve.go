@@ -24,15 +24,11 @@ func serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Wr
 		return err
 	}
 	logger.Info("starting yorozu", "version", versionString(), "config", cfg)
-
-	d, err := openDatabase(ctx, cfg, stderr, logger)
+	d, err := openMigrated(ctx, cfg, stderr, logger)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	if err := migrateAll(ctx, d); err != nil {
-		return err
-	}
 
 	a, err := build(ctx, cfg, d, logger)
 	if err != nil {
@@ -60,13 +56,23 @@ func setup(getenv func(string) string, stderr io.Writer) (*config.Config, *slog.
 	return cfg, slog.New(slog.NewTextHandler(stderr, nil)), nil
 }
 
-// migrateAll applies yorozu's migrations, then River's, each under the same
-// advisory lock, so several processes may start at once.
-func migrateAll(ctx context.Context, d *database) error {
-	if err := db.Migrate(ctx, d.pool); err != nil {
-		return err
+// openMigrated opens the database (starting the embedded one without
+// DATABASE_URL) and applies yorozu's migrations, then River's, each under the
+// same advisory lock, so several processes may start at once.
+func openMigrated(ctx context.Context, cfg *config.Config, stderr io.Writer, logger *slog.Logger) (*database, error) {
+	d, err := openDatabase(ctx, cfg, stderr, logger)
+	if err != nil {
+		return nil, err
 	}
-	return scheduler.Migrate(ctx, d.pool)
+	if err := db.Migrate(ctx, d.pool); err != nil {
+		d.close()
+		return nil, err
+	}
+	if err := scheduler.Migrate(ctx, d.pool); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
 }
 
 func migrate(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -74,14 +80,11 @@ func migrate(ctx context.Context, getenv func(string) string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	d, err := openDatabase(ctx, cfg, stderr, logger)
+	d, err := openMigrated(ctx, cfg, stderr, logger)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	if err := migrateAll(ctx, d); err != nil {
-		return err
-	}
 	applied, _, err := db.MigrationStatus(ctx, d.pool)
 	if err != nil {
 		return err
@@ -103,14 +106,11 @@ func runJob(ctx context.Context, name string, getenv func(string) string, stdout
 	case name == "tips" && !cfg.TipsEnabled():
 		return errors.New("job tips is off: set TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID")
 	}
-	d, err := openDatabase(ctx, cfg, stderr, logger)
+	d, err := openMigrated(ctx, cfg, stderr, logger)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	if err := migrateAll(ctx, d); err != nil {
-		return err
-	}
 	a, err := build(ctx, cfg, d, logger)
 	if err != nil {
 		return err
