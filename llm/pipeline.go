@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"log/slog"
 	"sync"
@@ -108,6 +109,18 @@ func New(opts Options) *Pipeline {
 
 // QueueLen is the number of turns waiting for a chat slot right now.
 func (p *Pipeline) QueueLen() int { return p.queue.len() }
+
+// Background runs fn, a model call made outside any turn (a summary, tags),
+// holding one of the Concurrency slots. It waits behind every turn a user is
+// waiting for, so housekeeping shares the model without delaying answers
+// already in line.
+func (p *Pipeline) Background(ctx context.Context, fn func(ctx context.Context) error) error {
+	if err := p.queue.acquire(ctx, true, func(int) error { return nil }); err != nil {
+		return fmt.Errorf("wait for a background slot: %w", err)
+	}
+	defer p.queue.release()
+	return fn(ctx)
+}
 
 // Request is one turn to run.
 type Request struct {

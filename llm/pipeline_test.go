@@ -653,6 +653,73 @@ func TestRunQueue(t *testing.T) {
 	}
 }
 
+// TestBackgroundWaitsBehindTurns: housekeeping that queued first still lets
+// a user's turn that arrives later go before it.
+func TestBackgroundWaitsBehindTurns(t *testing.T) {
+	srv := newServer(t)
+	p := llm.New(llm.Options{Client: srv.Client(), Concurrency: 1})
+	if _, err := p.Capabilities(t.Context(), toolModel); err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	srv.Handle(func(req api.ChatRequest) ollamatest.Reply {
+		who := req.Messages[len(req.Messages)-1].Content
+		mu.Lock()
+		order = append(order, who)
+		mu.Unlock()
+		if who == "A" {
+			return ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: who}}, Gate: gate}
+		}
+		return ollamatest.Text(who)
+	})
+	run := func(who string, ev *events) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Run(t.Context(), llm.Request{Model: toolModel, Messages: userMsg(who)}, ev.emit)
+			done <- err
+		}()
+		return done
+	}
+	doneA := run("A", &events{})
+	waitFor(t, func() bool { return srv.ChatCalls() == 1 })
+
+	bgDone := make(chan error, 1)
+	go func() {
+		bgDone <- p.Background(t.Context(), func(ctx context.Context) error {
+			mu.Lock()
+			order = append(order, "background")
+			mu.Unlock()
+			return nil
+		})
+	}()
+	waitFor(t, func() bool { return p.QueueLen() == 1 })
+
+	evB := &events{}
+	queuedB := make(chan int, 4)
+	evB.on = func(e llm.Event) {
+		if q, ok := e.(llm.Queued); ok {
+			queuedB <- q.Position
+		}
+	}
+	doneB := run("B", evB)
+	if pos := <-queuedB; pos != 1 {
+		t.Errorf("B queued at %d, want 1 (ahead of the background call)", pos)
+	}
+	close(gate)
+	for _, ch := range []chan error{doneA, doneB, bgDone} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(order, ","); got != "A,B,background" {
+		t.Errorf("order = %s, want A,B,background", got)
+	}
+}
+
 func TestRecorder(t *testing.T) {
 	srv := newServer(t)
 	first := ollamatest.ToolCalls(ollamatest.Call("weather", map[string]any{"q": "札幌"}))
@@ -705,5 +772,17 @@ func BenchmarkRunNoTools(b *testing.B) {
 		if _, err := p.Run(context.Background(), req, emit); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 10 s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -7,6 +7,8 @@ import (
 )
 
 // queue is a counting semaphore with FIFO waiters that learn their place.
+// Background waiters (summaries, tags) stand behind every turn a user waits
+// for, so housekeeping never delays an answer that is already queued.
 type queue struct {
 	mu      sync.Mutex
 	free    int
@@ -17,23 +19,34 @@ type waiter struct {
 	ready   chan struct{} // closed when the slot is handed over
 	moved   chan struct{} // signalled (buffered 1) when the position improved
 	granted bool          // guarded by queue.mu
+	// background waiters queue behind every foreground one.
+	background bool
 }
 
 func newQueue(slots int) *queue { return &queue{free: slots} }
 
 // acquire takes a slot, waiting in line when none is free. queued is called
 // with the 1-based position when the wait starts and each time it improves;
-// an error from queued, or ctx ending, leaves the line.
-func (q *queue) acquire(ctx context.Context, queued func(position int) error) error {
+// an error from queued, or ctx ending, leaves the line. A background waiter
+// lets every foreground waiter, earlier or later, go first.
+func (q *queue) acquire(ctx context.Context, background bool, queued func(position int) error) error {
 	q.mu.Lock()
 	if q.free > 0 && len(q.waiters) == 0 {
 		q.free--
 		q.mu.Unlock()
 		return nil
 	}
-	w := &waiter{ready: make(chan struct{}), moved: make(chan struct{}, 1)}
-	q.waiters = append(q.waiters, w)
-	last := len(q.waiters)
+	w := &waiter{ready: make(chan struct{}), moved: make(chan struct{}, 1), background: background}
+	at := len(q.waiters)
+	if !background {
+		// In front of the first background waiter, which all move back.
+		at = slices.IndexFunc(q.waiters, func(o *waiter) bool { return o.background })
+		if at < 0 {
+			at = len(q.waiters)
+		}
+	}
+	q.waiters = slices.Insert(q.waiters, at, w)
+	last := at + 1
 	q.mu.Unlock()
 
 	if err := queued(last); err != nil {

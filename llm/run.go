@@ -213,7 +213,7 @@ func (t *turn) runTools(ctx context.Context, calls []api.ToolCall) error {
 // returns the assistant message. Visible text is emitted as it arrives,
 // unless structured is set (the content is JSON to parse first).
 func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) (api.Message, error) {
-	err := t.p.queue.acquire(ctx, func(pos int) error { return t.send(Queued{Position: pos}) })
+	err := t.p.queue.acquire(ctx, false, func(pos int) error { return t.send(Queued{Position: pos}) })
 	if err != nil {
 		if t.emitErr != nil {
 			return api.Message{}, err

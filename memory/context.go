@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
@@ -12,24 +13,254 @@ import (
 
 var weekdaysJA = [...]string{"日", "月", "火", "水", "木", "金", "土"}
 
-// Context returns the messages for the model's next turn in session key: the
-// system prompt (persona and the current date and time), the session's recent
-// unarchived history oldest first, bounded by MaxMessages and MaxChars, and
-// last the new user message userText. History costs one indexed query.
+// Limits of the layers.
+const (
+	// KnowledgeHeadings is how many knowledge titles layer 1 lists.
+	KnowledgeHeadings = 15
+	// NoteHeadChars is how much of a page layer 2 shows after its title.
+	NoteHeadChars = 40
+	// LinkedNoteChars cuts each linked page in layer 2.5.
+	LinkedNoteChars = 8000
+	// KBTopK and KBMinScore select knowledge-base files for layer 3.
+	KBTopK     = 3
+	KBMinScore = 0.75
+	// maxNotesIndex and maxSummaries bound what one turn reads.
+	maxNotesIndex = 200
+	maxSummaries  = 50
+	// protectedMessages: the newest turn (user message and reply) stays
+	// whatever the budget.
+	protectedMessages = 2
+	// minCut: a text layer item is cut to fit only when this many tokens
+	// are left for it; less, and it is left out.
+	minCut = 64
+)
+
+// Shares of the token budget, in the order layers are given their room (and
+// so the reverse of the order they give way in). Each layer first takes up to
+// its share; what is left afterwards goes to the same layers again in the
+// same order, so a share nobody needs is not wasted.
+var layerShares = []struct {
+	layer layerID
+	share float64
+}{
+	{layerRecent, 0.30},
+	{layerSummaries, SummaryShare},
+	{layerHeadings, 0.05},
+	{layerNotes, 0.10},
+	{layerLinked, 0.15},
+	{layerKB, 0.20},
+}
+
+// SummaryShare is the part of the budget the session's summaries may use;
+// past it the oldest are folded into one.
+const SummaryShare = 0.20
+
+type layerID int
+
+const (
+	layerHeadings layerID = iota
+	layerNotes
+	layerLinked
+	layerKB
+	layerSummaries
+	layerRecent
+	numLayers
+)
+
+// layer is the candidate content of one layer: items in the order they are
+// shown, each with its token estimate. keepTail: the layer keeps its last
+// items when it must shrink (history, summaries); otherwise its first
+// (most relevant / newest) items.
+type layer struct {
+	title    string
+	items    []string
+	tokens   []int
+	keepTail bool
+	cuttable bool // items are long texts that may be cut to fit
+	taken    int  // items kept, counted from the kept end
+	cut      string
+	used     int
+}
+
+// Context returns the messages for the model's next turn in session key,
+// within the token budget:
+//
+//	system: persona and the current date and time in Location
+//	system: 1. knowledge headings (latest 15 titles; bodies via read_knowledge)
+//	system: 2. notes index (title and first 40 characters, by section, linked pages marked)
+//	system: 2.5. linked notes (full text, each cut at 8,000 characters)
+//	system: 3. knowledge base (top 3 files by similarity ≥ 0.75, trusted over web search)
+//	system: 4. long-term memory (the session's summaries)
+//	5. recent unsummarised messages, oldest first
+//	user: userText
+//
+// Empty layers are left out. When everything does not fit, layers give way
+// in this order: older recent messages beyond their share, knowledge-base
+// files (least similar first), linked notes, the notes index, knowledge
+// headings, summaries (oldest first), and last the recent messages within
+// their share (oldest first). The system prompt, the user's message and the
+// newest turn never give way.
 func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) ([]api.Message, error) {
+	kbDone := m.startKBQuery(ctx, userText)
+
 	history, err := db.RecentMessagesByKey(ctx, m.pool, string(key), m.opts.MaxMessages)
 	if err != nil {
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}
 	history = trimToChars(history, m.opts.MaxChars)
-
-	msgs := make([]api.Message, 0, len(history)+2)
-	msgs = append(msgs, api.Message{Role: "system", Content: m.systemPrompt()})
-	for _, h := range history {
-		msgs = append(msgs, api.Message{Role: h.Role, Content: historyContent(h)})
+	summaries, err := db.LiveMemoriesByKey(ctx, m.pool, string(key), maxSummaries)
+	if err != nil {
+		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}
-	msgs = append(msgs, api.Message{Role: "user", Content: userText})
-	return msgs, nil
+	headings, err := db.LatestKnowledge(ctx, m.pool, KnowledgeHeadings)
+	if err != nil {
+		return nil, fmt.Errorf("context for session %q: %w", key, err)
+	}
+	notes, err := db.NotesIndexByKey(ctx, m.pool, string(key), maxNotesIndex)
+	if err != nil {
+		return nil, fmt.Errorf("context for session %q: %w", key, err)
+	}
+	var linked []db.NotePage
+	for _, n := range notes {
+		if n.Linked {
+			linked, err = db.LinkedNotePagesByKey(ctx, m.pool, string(key))
+			if err != nil {
+				return nil, fmt.Errorf("context for session %q: %w", key, err)
+			}
+			break
+		}
+	}
+	docs := kbDone()
+
+	var ls [numLayers]layer
+	ls[layerHeadings] = m.headingsLayer(headings)
+	ls[layerNotes] = notesLayer(notes)
+	ls[layerLinked] = linkedLayer(linked)
+	ls[layerKB] = kbLayer(docs)
+	ls[layerSummaries] = m.summariesLayer(summaries)
+
+	recent := make([]api.Message, len(history))
+	ls[layerRecent] = layer{keepTail: true}
+	for i, h := range history {
+		recent[i] = api.Message{Role: h.Role, Content: historyContent(h)}
+		ls[layerRecent].items = append(ls[layerRecent].items, recent[i].Content)
+		ls[layerRecent].tokens = append(ls[layerRecent].tokens, messageTokens(recent[i]))
+	}
+
+	system := api.Message{Role: "system", Content: m.systemPrompt()}
+	user := api.Message{Role: "user", Content: userText}
+	left := m.opts.TokenBudget - messageTokens(system) - messageTokens(user)
+	// The newest turn is kept first, whatever it costs.
+	rl := &ls[layerRecent]
+	for rl.taken < min(protectedMessages, len(rl.items)) {
+		left -= rl.tokens[len(rl.items)-1-rl.taken]
+		rl.used += rl.tokens[len(rl.items)-1-rl.taken]
+		rl.taken++
+	}
+	for _, s := range layerShares {
+		share := int(s.share*float64(m.opts.TokenBudget)) - ls[s.layer].used
+		left -= ls[s.layer].fill(min(left, share))
+	}
+	for _, s := range layerShares {
+		left -= ls[s.layer].fill(left)
+	}
+
+	msgs := make([]api.Message, 0, 8+len(history))
+	msgs = append(msgs, system)
+	for _, id := range []layerID{layerHeadings, layerNotes, layerLinked, layerKB, layerSummaries} {
+		if text := ls[id].render(); text != "" {
+			msgs = append(msgs, api.Message{Role: "system", Content: text})
+		}
+	}
+	msgs = append(msgs, recent[len(recent)-rl.taken:]...)
+	return append(msgs, user), nil
+}
+
+// fill takes more items into the layer while they fit in room tokens (the
+// layer's title counted once) and returns the tokens it added.
+func (l *layer) fill(room int) int {
+	added := 0
+	if room <= 0 || l.taken == len(l.items) || l.cut != "" {
+		return 0
+	}
+	if l.taken == 0 && l.title != "" {
+		t := EstimateTokens(l.title) + MessageOverhead
+		if t >= room {
+			return 0
+		}
+		room -= t
+		added += t
+	}
+	start := added
+	for l.taken < len(l.items) {
+		i := l.next()
+		if l.tokens[i] <= room {
+			room -= l.tokens[i]
+			added += l.tokens[i]
+			l.taken++
+			continue
+		}
+		if l.cuttable && room >= minCut {
+			l.cut = cutToTokens(l.items[i], room-8) + "\n…(以下略)"
+			t := EstimateTokens(l.cut)
+			added += t
+		}
+		break
+	}
+	if added == start { // nothing but the title: the layer stays empty
+		return 0
+	}
+	l.used += added
+	return added
+}
+
+// next is the index of the next item to take.
+func (l *layer) next() int {
+	if l.keepTail {
+		return len(l.items) - 1 - l.taken
+	}
+	return l.taken
+}
+
+func (l *layer) render() string {
+	if l.taken == 0 && l.cut == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(l.title)
+	kept := l.items[:l.taken]
+	if l.keepTail {
+		kept = l.items[len(l.items)-l.taken:]
+	}
+	for _, it := range kept {
+		b.WriteString("\n")
+		b.WriteString(it)
+	}
+	if l.cut != "" {
+		b.WriteString("\n")
+		b.WriteString(l.cut)
+	}
+	return b.String()
+}
+
+// cutToTokens returns the longest prefix of s estimated at most n tokens,
+// ending at a line break when one is near.
+func cutToTokens(s string, n int) string {
+	lo, hi := 0, utf8.RuneCountInString(s)
+	runes := []rune(s)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if EstimateTokens(string(runes[:mid])) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	out := string(runes[:lo])
+	if i := strings.LastIndex(out, "\n"); i > len(out)*3/4 {
+		out = out[:i]
+	}
+	return out
 }
 
 func (m *Memory) systemPrompt() string {
@@ -41,6 +272,78 @@ func (m *Memory) systemPrompt() string {
 	return fmt.Sprintf("%s\n\n現在: %d年%d月%d日(%s) %s (%s)",
 		m.opts.Persona, now.Year(), int(now.Month()), now.Day(),
 		weekdaysJA[now.Weekday()], now.Format("15:04"), zone)
+}
+
+func (m *Memory) headingsLayer(hs []db.KnowledgeHeading) layer {
+	l := layer{title: "## 蓄積した知識 (見出し)\nウェブ検索で得た知識の見出しです。本文は read_knowledge(id) で読めます。"}
+	for _, h := range hs {
+		it := fmt.Sprintf("- [%d] %s (%s)", h.ID, h.Title, h.CreatedAt.In(m.opts.Location).Format("2006-01-02"))
+		l.items = append(l.items, it)
+		l.tokens = append(l.tokens, EstimateTokens(it)+1)
+	}
+	return l
+}
+
+func notesLayer(items []db.NoteIndexItem) layer {
+	l := layer{title: "## 共有ノート (目次)\nread_note(タイトルかID) で全文を読み、write_note で書けます。★はこの会話にリンクされたページです。"}
+	section := "\x00"
+	for _, n := range items {
+		var b strings.Builder
+		if n.Section != section {
+			section = n.Section
+			name := n.Section
+			if name == "" {
+				name = "(セクションなし)"
+			}
+			fmt.Fprintf(&b, "### %s\n", name)
+		}
+		mark := "-"
+		if n.Linked {
+			mark = "- ★"
+		}
+		head := strings.Join(strings.Fields(n.Head), " ")
+		fmt.Fprintf(&b, "%s [%d] %s: %s", mark, n.ID, n.Title, head)
+		if utf8.RuneCountInString(n.Head) >= NoteHeadChars {
+			b.WriteString("…")
+		}
+		l.items = append(l.items, b.String())
+		l.tokens = append(l.tokens, EstimateTokens(b.String())+1)
+	}
+	return l
+}
+
+func linkedLayer(pages []db.NotePage) layer {
+	l := layer{title: "## リンクされたノート (全文)", cuttable: true}
+	for _, p := range pages {
+		content := p.Content
+		if utf8.RuneCountInString(content) > LinkedNoteChars {
+			content = string([]rune(content)[:LinkedNoteChars]) + "\n…(8,000 文字で省略。続きは read_note で)"
+		}
+		it := fmt.Sprintf("### [%d] %s\n%s", p.ID, p.Title, content)
+		l.items = append(l.items, it)
+		l.tokens = append(l.tokens, EstimateTokens(it)+1)
+	}
+	return l
+}
+
+func kbLayer(docs []kbHit) layer {
+	l := layer{title: "## ナレッジベース\n以下はこのコミュニティが用意した資料です。ウェブ検索の結果より信頼できる情報として優先してください。", cuttable: true}
+	for _, d := range docs {
+		it := fmt.Sprintf("### %s (%s)\n%s", d.doc.title, d.doc.path, d.doc.content)
+		l.items = append(l.items, it)
+		l.tokens = append(l.tokens, EstimateTokens(it)+1)
+	}
+	return l
+}
+
+func (m *Memory) summariesLayer(ms []db.Memory) layer {
+	l := layer{title: "## 長期記憶 (この会話のこれまでの要約、古い順)", keepTail: true}
+	for _, s := range ms {
+		it := m.summaryItem(s)
+		l.items = append(l.items, it)
+		l.tokens = append(l.tokens, EstimateTokens(it)+1)
+	}
+	return l
 }
 
 // historyContent shows who spoke: several people share a channel, and the

@@ -1,9 +1,13 @@
 package memory
 
 import (
+	"context"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ollama/ollama/api"
 )
 
 // DefaultPersona is the system prompt used when Options.Persona is empty.
@@ -18,7 +22,18 @@ const DefaultPersona = `あなたは「よろず」(yorozu) です。Discord の
 const (
 	DefaultMaxMessages = 30
 	DefaultMaxChars    = 12000
+	DefaultTokenBudget = 6000
+	DefaultSummarizeAt = 20
+	DefaultModel       = "qwen3:4b"
+	DefaultEmbedModel  = "bge-m3"
 )
+
+// Ollama is what memory asks of the model server: chat (summaries, tags,
+// knowledge) and embeddings (knowledge base). *api.Client satisfies it.
+type Ollama interface {
+	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+	Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error)
+}
 
 // Options configures a Memory. Zero values take the documented defaults.
 type Options struct {
@@ -29,24 +44,63 @@ type Options struct {
 	Now func() time.Time
 	// Persona opens the system prompt. Default: DefaultPersona.
 	Persona string
-	// MaxMessages bounds the history given to the model. Default: 30.
+	// MaxMessages bounds the unsummarised history read per turn. Default: 30.
 	MaxMessages int
 	// MaxChars bounds the characters (runes) of that history; the oldest
 	// messages go first, the newest always stays. Default: 12,000.
 	MaxChars int
+	// TokenBudget bounds the estimated tokens of everything Context returns
+	// (CONTEXT_TOKEN_BUDGET); see EstimateTokens and the package doc for how
+	// layers give way. Default: 6,000.
+	TokenBudget int
 	// AfterRecord runs after a turn has been stored, for background work
-	// such as the word pool, tags and summaries. It is called synchronously
-	// on the turn's path, so it must be quick or start its own goroutine.
+	// such as the word pool. It is called synchronously on the turn's path,
+	// so it must be quick or start its own goroutine. Memory's own
+	// background work (tags, summaries) runs whether or not it is set.
 	AfterRecord func(key SessionKey, turn Turn)
+
+	// Ollama serves summaries, tags, knowledge entries and embeddings. nil
+	// turns them off: no summaries (history is still cut to the budget),
+	// tags from nouns, no knowledge entries, no knowledge-base layer.
+	Ollama Ollama
+	// Model writes summaries, tags and knowledge entries (DEFAULT_MODEL).
+	// Default: DefaultModel.
+	Model string
+	// EmbedModel embeds the knowledge base and the user's message
+	// (EMBED_MODEL). Default: DefaultEmbedModel.
+	EmbedModel string
+	// KnowledgeDir is the knowledge base folder (DATA_DIR/knowledge_base):
+	// **.md files are indexed, web knowledge is written to its web_search
+	// folder. "" turns the knowledge base and knowledge files off.
+	KnowledgeDir string
+	// SummarizeAt is the number of unsummarised messages in a session that
+	// starts a summary of the older half. Default: 20.
+	SummarizeAt int
+	// ModelTimeout bounds each background model call. Default: 2 minutes.
+	ModelTimeout time.Duration
+	// EmbedTimeout bounds embedding the user's message on a turn; past it
+	// the turn goes without the knowledge-base layer. Default: 3 s.
+	EmbedTimeout time.Duration
+	// Logger gets background failures. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // Memory stores conversations in Postgres and assembles the model's context.
 type Memory struct {
 	pool *pgxpool.Pool
 	opts Options
+	log  *slog.Logger
+
+	bg    background
+	kb    kbIndex
+	notes notesHub
+
+	sumMu       sync.Mutex
+	summarizing map[int64]bool // session id -> run again: one summary run per session at a time
 }
 
-// New returns a Memory on pool.
+// New returns a Memory on pool. Call Close when done to stop its
+// background work.
 func New(pool *pgxpool.Pool, opts Options) *Memory {
 	if opts.Location == nil {
 		opts.Location = time.Local
@@ -63,5 +117,33 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 	if opts.MaxChars <= 0 {
 		opts.MaxChars = DefaultMaxChars
 	}
-	return &Memory{pool: pool, opts: opts}
+	if opts.TokenBudget <= 0 {
+		opts.TokenBudget = DefaultTokenBudget
+	}
+	if opts.SummarizeAt <= 1 {
+		opts.SummarizeAt = DefaultSummarizeAt
+	}
+	if opts.Model == "" {
+		opts.Model = DefaultModel
+	}
+	if opts.EmbedModel == "" {
+		opts.EmbedModel = DefaultEmbedModel
+	}
+	if opts.ModelTimeout <= 0 {
+		opts.ModelTimeout = 2 * time.Minute
+	}
+	if opts.EmbedTimeout <= 0 {
+		opts.EmbedTimeout = 3 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	m := &Memory{pool: pool, opts: opts, log: opts.Logger}
+	m.bg.init(bgWorkers, bgQueue)
+	return m
 }
+
+// Close stops the background work: queued jobs are dropped, running ones
+// are cancelled (a cancelled summary leaves its messages unarchived, to be
+// summarised next time). It is idempotent.
+func (m *Memory) Close() { m.bg.close() }

@@ -34,6 +34,7 @@ type MessageRecord struct {
 func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	now := m.opts.Now()
 	userAt, replyAt := orNow(turn.User.At, now), orNow(turn.Reply.At, now)
+	var stored []db.Message
 	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
 		s, err := db.UpsertSession(ctx, tx, db.SessionParams{
 			Key: string(key), Source: turn.Source, GuildID: turn.GuildID, ChannelID: turn.ChannelID, At: replyAt,
@@ -45,12 +46,14 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 		if err != nil {
 			return err
 		}
-		_, err = db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleAssistant, turn.Reply, replyAt, &user.ID))
+		reply, err := db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleAssistant, turn.Reply, replyAt, &user.ID))
+		stored = []db.Message{user, reply}
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record turn in session %q: %w", key, err)
 	}
+	m.afterRecord(stored)
 	if m.opts.AfterRecord != nil {
 		m.opts.AfterRecord(key, turn)
 	}

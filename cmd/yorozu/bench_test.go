@@ -18,7 +18,7 @@ import (
 func BenchmarkTurn(b *testing.B) {
 	h := start(b, map[string]string{"USER_RATE_LIMIT": "0"})
 	seedMessages(b, h, 10_000)
-	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply { return ollamatest.Text("了解です。") })
+	h.handle(func(req api.ChatRequest) ollamatest.Reply { return ollamatest.Text("了解です。") })
 
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -27,7 +27,7 @@ func BenchmarkTurn(b *testing.B) {
 		h.waitReply(b, i+1, equals("了解です。"))
 	}
 	b.StopTimer()
-	if got := h.ollama.ChatCalls(); got != b.N {
+	if got := len(h.turns()); got != b.N {
 		b.Fatalf("%d LLM calls for %d turns without tools, want exactly one each", got, b.N)
 	}
 }

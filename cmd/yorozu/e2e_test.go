@@ -212,22 +212,73 @@ func (h *harness) waitCount(t testing.TB, query string, want int) {
 	}
 }
 
+// handle answers the users' turns (streamed calls) with f. memory's
+// housekeeping — tags, summaries, knowledge, asked without streaming — gets
+// fixed answers of the right shape, so tests script only what users see.
+func (h *harness) handle(f func(req api.ChatRequest) ollamatest.Reply) {
+	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+		if !isTurn(req) {
+			return housekeeping(req)
+		}
+		return f(req)
+	})
+}
+
+// script answers the users' turns with replies in order, then by echoing.
+func (h *harness) script(replies ...ollamatest.Reply) {
+	var mu sync.Mutex
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(replies) == 0 {
+			return ollamatest.Echo(req)
+		}
+		r := replies[0]
+		replies = replies[1:]
+		return r
+	})
+}
+
+// turns are the chat requests made for users' turns, in order.
+func (h *harness) turns() []api.ChatRequest {
+	var out []api.ChatRequest
+	for _, r := range h.ollama.Requests() {
+		if isTurn(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func isTurn(req api.ChatRequest) bool { return req.Stream == nil || *req.Stream }
+
+func housekeeping(req api.ChatRequest) ollamatest.Reply {
+	switch f := string(req.Format); {
+	case strings.Contains(f, `"tags"`):
+		return ollamatest.Text(`{"tags":["会話","テスト","記録"]}`)
+	case strings.Contains(f, `"title"`):
+		return ollamatest.Text(`{"title":"調べたこと","body":"検索で分かったことの要約。"}`)
+	default:
+		return ollamatest.Text("- これまでの会話の要約。")
+	}
+}
+
 func equals(s string) func(string) bool { return func(c string) bool { return c == s } }
 
 func TestMentionIsAnsweredStreamedAndKept(t *testing.T) {
 	h := start(t, nil)
-	h.ollama.Script(ollamatest.Text("こんにちは、", "アリスさん。", "今日は何を", "しましょうか？"))
+	h.script(ollamatest.Text("こんにちは、", "アリスさん。", "今日は何を", "しましょうか？"))
 
 	q := h.mention(aliceID, "こんにちは！")
 	got := h.waitReply(t, 1, equals("こんにちは、アリスさん。今日は何をしましょうか？"))
 	if got.Reference == nil || got.Reference.MessageID != q.ID {
 		t.Errorf("reply does not reply to the user's message: %+v", got.Reference)
 	}
-	if h.ollama.ChatCalls() != 1 {
-		t.Errorf("a reply without tools made %d LLM calls, want 1", h.ollama.ChatCalls())
+	if n := len(h.turns()); n != 1 {
+		t.Errorf("a reply without tools made %d LLM calls, want 1", n)
 	}
 	// The model saw the user's words (mention stripped) and the tools.
-	req := h.ollama.Requests()[0]
+	req := h.turns()[0]
 	if last := req.Messages[len(req.Messages)-1]; last.Role != "user" || last.Content != "こんにちは！" {
 		t.Errorf("last message sent to the model = %+v", last)
 	}
@@ -236,10 +287,10 @@ func TestMentionIsAnsweredStreamedAndKept(t *testing.T) {
 	}
 
 	// The turn is kept: the next mention carries it as history.
-	h.ollama.Script(ollamatest.Text("覚えていますよ。"))
+	h.script(ollamatest.Text("覚えていますよ。"))
 	h.mention(bobID, "さっき何て言った？")
 	h.waitReply(t, 2, equals("覚えていますよ。"))
-	req = h.ollama.Requests()[1]
+	req = h.turns()[1]
 	var history []string
 	for _, m := range req.Messages[1:] {
 		history = append(history, m.Role+":"+m.Content)
@@ -250,7 +301,7 @@ func TestMentionIsAnsweredStreamedAndKept(t *testing.T) {
 	}
 
 	h.waitCount(t, `SELECT count(*) FROM messages`, 4)
-	h.waitCount(t, `SELECT count(*) FROM api_logs WHERE model = 'qwen3:4b' AND error = ''`, 2)
+	h.waitCount(t, `SELECT count(*) FROM api_logs WHERE model = 'qwen3:4b' AND error = '' AND (request->>'stream') IS DISTINCT FROM 'false'`, 2)
 }
 
 func TestOllamaDownThenBack(t *testing.T) {
@@ -262,7 +313,7 @@ func TestOllamaDownThenBack(t *testing.T) {
 	})
 
 	h.ollama.Up()
-	h.ollama.Script(ollamatest.Text("はい、聞こえます。"))
+	h.script(ollamatest.Text("はい、聞こえます。"))
 	h.mention(aliceID, "聞こえますか？")
 	h.waitReply(t, 2, equals("はい、聞こえます。"))
 }
@@ -309,7 +360,7 @@ func TestWithoutDiscordTheRestRuns(t *testing.T) {
 
 func TestSecretsStayOutOfTheLog(t *testing.T) {
 	h := start(t, map[string]string{"DISCORD_TOKEN": "MTIzNDU2.secret-token-value", "ADMIN_PASSWORD": "admin-secret-value"})
-	h.ollama.Script(ollamatest.Text("ok"))
+	h.script(ollamatest.Text("ok"))
 	h.mention(aliceID, "hi")
 	h.waitReply(t, 1, equals("ok"))
 	if err := h.stop(); err != nil {
@@ -391,7 +442,7 @@ func TestTwoUsersShareOneLLMSlot(t *testing.T) {
 	gate, firstAsked := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var order []string
-	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
 		q := req.Messages[len(req.Messages)-1].Content
 		mu.Lock()
 		order = append(order, q)
@@ -450,7 +501,7 @@ func TestLongUserMessageIsKeptWhole(t *testing.T) {
 	long := strings.Repeat("長い質問です。", 20_000/7)
 	var got string
 	var mu sync.Mutex
-	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
 		mu.Lock()
 		got = req.Messages[len(req.Messages)-1].Content
 		mu.Unlock()

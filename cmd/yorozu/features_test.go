@@ -24,7 +24,7 @@ func TestReminderEndToEnd(t *testing.T) {
 	h := start(t, nil)
 	var mu sync.Mutex
 	var due time.Time
-	h.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
 		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
 			return ollamatest.Text("リマインダーを登録しました。")
 		}
@@ -39,7 +39,7 @@ func TestReminderEndToEnd(t *testing.T) {
 	h.waitReply(t, 1, equals("リマインダーを登録しました。"))
 
 	// The tools offered were the reminder tools only.
-	if tl := h.ollama.Requests()[0].Tools; len(tl) != 3 {
+	if tl := h.turns()[0].Tools; len(tl) != 3 {
 		t.Errorf("reminder handler offered %d tools, want the 3 reminder tools", len(tl))
 	}
 	delivered := h.waitReply(t, 2, func(c string) bool { return strings.Contains(c, "ゴミ出し") })
@@ -66,7 +66,7 @@ func TestWeatherJobRunsOnceNow(t *testing.T) {
 	}))
 	defer jma.Close()
 	h.discord.AddWebhook("500000000000000001", "hook-token", channelID)
-	h.ollama.Script(ollamatest.Text("洗濯日和ですね！"))
+	h.script(ollamatest.Text("洗濯日和ですね！"))
 
 	var stdout, stderr bytes.Buffer
 	env := map[string]string{
@@ -103,14 +103,14 @@ func TestWebToolsAreGuarded(t *testing.T) {
 	}))
 	defer searx.Close()
 	h := start(t, map[string]string{"SEARCH_BACKEND": "searxng", "SEARXNG_URL": searx.URL})
-	h.ollama.Script(
+	h.script(
 		ollamatest.ToolCalls(ollamatest.Call("web_search", map[string]any{"query": "よろず屋"})),
 		ollamatest.ToolCalls(ollamatest.Call("scrape_url", map[string]any{"url": searx.URL + "/admin"})),
 		ollamatest.Text("調べました。"),
 	)
 	h.mention(aliceID, "よろず屋って何？")
 	h.waitReply(t, 1, equals("調べました。"))
-	reqs := h.ollama.Requests()
+	reqs := h.turns()
 	if len(reqs) != 3 {
 		t.Fatalf("%d LLM calls, want 3", len(reqs))
 	}

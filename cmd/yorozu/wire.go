@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -24,7 +27,9 @@ import (
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/tools/knowledge"
 	"github.com/yorozu-bot/yorozu/tools/mcp"
+	"github.com/yorozu-bot/yorozu/tools/notes"
 	"github.com/yorozu-bot/yorozu/tools/page"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
 	"github.com/yorozu-bot/yorozu/tools/web"
@@ -49,6 +54,13 @@ type app struct {
 	web     *webui.Server
 }
 
+// The knowledge base folder is embedded at start and then every few
+// minutes, never on the path of a message.
+const (
+	kbSyncJob  = "kb_sync"
+	kbSyncCron = "*/5 * * * *"
+)
+
 // tokenSecretKey is where the continuation-token secret is kept.
 const tokenSecretKey = "continuation_token_secret"
 
@@ -56,14 +68,22 @@ const tokenSecretKey = "continuation_token_secret"
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
 	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0)}
+	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
+	recorder := apiLogRecorder{pool: d.pool}
 	a.llm = llm.New(llm.Options{
-		Client:      api.NewClient(cfg.OllamaHost, &http.Client{}),
-		Recorder:    apiLogRecorder{pool: d.pool},
+		Client:      ollama,
+		Recorder:    recorder,
 		Concurrency: cfg.LLMConcurrency,
 		Logger:      logger,
 	})
 	a.memory = memory.New(d.pool, memory.Options{
-		Location: cfg.Location,
+		Location:     cfg.Location,
+		TokenBudget:  cfg.ContextTokenBudget,
+		Ollama:       background{Client: ollama, pipeline: a.llm, recorder: recorder, logger: logger},
+		Model:        cfg.DefaultModel,
+		EmbedModel:   cfg.EmbedModel,
+		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
+		Logger:       logger,
 		AfterRecord: func(_ memory.SessionKey, t memory.Turn) {
 			// Tokenising takes a little while (and the dictionary loads on
 			// first use): keep it off the channel's queue.
@@ -142,7 +162,9 @@ func (a *app) buildTools(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	for _, t := range reminder.Tools(a.sched.Reminders()) {
+	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
+	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location))
+	for _, t := range builtin {
 		if err := a.tools.Register(t); err != nil {
 			return err
 		}
@@ -164,6 +186,8 @@ func (a *app) buildTools(ctx context.Context) error {
 		}
 	}
 	a.tools.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
+	// What web searches find becomes knowledge (in the background).
+	a.tools.After(a.memory.KnowledgeHook())
 	return nil
 }
 
@@ -225,8 +249,14 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *discordgo.Session) e
 			return err
 		}
 	}
+	if err := a.sched.AddPeriodic(kbSyncJob, kbSyncCron, func(ctx context.Context, _ time.Time) error {
+		return a.memory.SyncKnowledgeBase(ctx)
+	}); err != nil {
+		return err
+	}
 	if a.bot != nil {
 		a.bot.AddCommand(scheduler.RemindCommand(), a.sched.Reminders().HandleCommand)
+		a.bot.AddMemoryCommands(a.memory, cfg.Location)
 	}
 	return nil
 }
@@ -287,6 +317,11 @@ func (a *app) start(ctx context.Context) error {
 			a.logger.Warn("seed word pool", "err", err)
 		}
 	}()
+	go func() {
+		if err := a.sched.RunNow(ctx, kbSyncJob); err != nil && ctx.Err() == nil {
+			a.logger.Warn("knowledge base sync at start", "err", err)
+		}
+	}()
 	return nil
 }
 
@@ -301,6 +336,7 @@ func (a *app) stop() {
 	if err := a.sched.Stop(ctx); err != nil {
 		a.logger.Warn("job queue shutdown", "err", err)
 	}
+	a.memory.Close()
 	if err := a.web.Stop(ctx); err != nil {
 		a.logger.Warn("http shutdown", "err", err)
 	}
@@ -351,6 +387,47 @@ func (d *database) close() {
 			d.logger.Warn("stop embedded postgres", "err", err)
 		}
 	}
+}
+
+// background is the Ollama client memory uses for its housekeeping
+// (summaries, tags, embeddings). Its chat calls wait for an LLM slot behind
+// the users' turns and are kept in api_logs like the pipeline's.
+type background struct {
+	*api.Client
+	pipeline *llm.Pipeline
+	recorder llm.Recorder
+	logger   *slog.Logger
+}
+
+func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	var started time.Time
+	var content strings.Builder
+	var metrics api.Metrics
+	err := o.pipeline.Background(ctx, func(ctx context.Context) error {
+		started = time.Now()
+		return o.Client.Chat(ctx, req, func(r api.ChatResponse) error {
+			content.WriteString(r.Message.Content)
+			if r.Done {
+				metrics = r.Metrics
+			}
+			return fn(r)
+		})
+	})
+	if started.IsZero() {
+		return err // never reached Ollama
+	}
+	body, _ := json.Marshal(req)
+	call := llm.Call{
+		Model: req.Model, Request: body, Response: content.String(), Latency: time.Since(started),
+		PromptTokens: metrics.PromptEvalCount, CompletionTokens: metrics.EvalCount, At: started,
+	}
+	if err != nil {
+		call.Err = err.Error()
+	}
+	if rerr := o.recorder.RecordCall(context.WithoutCancel(ctx), call); rerr != nil {
+		o.logger.Warn("record background llm call", "model", req.Model, "err", rerr)
+	}
+	return err
 }
 
 // apiLogRecorder keeps every LLM call in api_logs.

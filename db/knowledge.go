@@ -1,0 +1,124 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// KnowledgeEntry is a row of knowledge_entries: what the bot learnt from a
+// web search, summarised.
+type KnowledgeEntry struct {
+	ID         int64     `db:"id"`
+	Title      string    `db:"title"`
+	Body       string    `db:"body"`
+	Query      string    `db:"query"`       // the search that found it
+	Tool       string    `db:"tool"`        // web_search, search_and_fetch
+	SessionKey string    `db:"session_key"` // the conversation that searched
+	FilePath   string    `db:"file_path"`   // its Markdown file, relative to the knowledge base
+	CreatedAt  time.Time `db:"created_at"`
+}
+
+// KnowledgeSource is a row of knowledge_sources: a page an entry came from.
+type KnowledgeSource struct {
+	EntryID  int64  `db:"entry_id"`
+	Position int    `db:"position"`
+	URL      string `db:"url"`
+	Title    string `db:"title"`
+}
+
+// KnowledgeParams describes an entry to insert with its sources.
+type KnowledgeParams struct {
+	Title      string // required
+	Body       string
+	Query      string
+	Tool       string
+	SessionKey string
+	Sources    []KnowledgeSource // EntryID and Position are filled in
+	CreatedAt  time.Time         // zero means now
+}
+
+const knowledgeColumns = "id, title, body, query, tool, session_key, file_path, created_at"
+
+// InsertKnowledge stores an entry and its sources. Call it in a transaction
+// to keep both or neither.
+func InsertKnowledge(ctx context.Context, q Querier, p KnowledgeParams) (KnowledgeEntry, error) {
+	rows, err := q.Query(ctx, `
+INSERT INTO knowledge_entries (title, body, query, tool, session_key, created_at)
+VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+knowledgeColumns,
+		p.Title, p.Body, p.Query, p.Tool, p.SessionKey, utcOrNow(p.CreatedAt))
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("insert knowledge %q: %w", p.Title, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("insert knowledge %q: %w", p.Title, interpretError(err))
+	}
+	urls, titles := make([]string, len(p.Sources)), make([]string, len(p.Sources))
+	for i, s := range p.Sources {
+		urls[i], titles[i] = s.URL, s.Title
+	}
+	if _, err := q.Exec(ctx, `
+INSERT INTO knowledge_sources (entry_id, position, url, title)
+SELECT $1, s.ord - 1, s.url, s.title FROM unnest($2::text[], $3::text[]) WITH ORDINALITY s(url, title, ord)`,
+		e.ID, urls, titles); err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("insert sources of knowledge %d: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// SetKnowledgeFile records where an entry's Markdown file was written.
+func SetKnowledgeFile(ctx context.Context, q Querier, id int64, path string) error {
+	tag, err := q.Exec(ctx, "UPDATE knowledge_entries SET file_path = $2 WHERE id = $1", id, path)
+	if err != nil {
+		return fmt.Errorf("set file of knowledge %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("set file of knowledge %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// KnowledgeByID returns an entry and its sources in order, or ErrNotFound.
+func KnowledgeByID(ctx context.Context, q Querier, id int64) (KnowledgeEntry, []KnowledgeSource, error) {
+	rows, err := q.Query(ctx, "SELECT "+knowledgeColumns+" FROM knowledge_entries WHERE id = $1", id)
+	if err != nil {
+		return KnowledgeEntry{}, nil, fmt.Errorf("get knowledge %d: %w", id, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return KnowledgeEntry{}, nil, fmt.Errorf("get knowledge %d: %w", id, interpretError(err))
+	}
+	rows, err = q.Query(ctx, "SELECT entry_id, position, url, title FROM knowledge_sources WHERE entry_id = $1 ORDER BY position", id)
+	if err != nil {
+		return KnowledgeEntry{}, nil, fmt.Errorf("sources of knowledge %d: %w", id, err)
+	}
+	srcs, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeSource])
+	if err != nil {
+		return KnowledgeEntry{}, nil, fmt.Errorf("sources of knowledge %d: %w", id, err)
+	}
+	return e, srcs, nil
+}
+
+// KnowledgeHeading is an entry's id, title and date, for the context's list.
+type KnowledgeHeading struct {
+	ID        int64     `db:"id"`
+	Title     string    `db:"title"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// LatestKnowledge returns the headings of the newest limit entries, newest first.
+func LatestKnowledge(ctx context.Context, q Querier, limit int) ([]KnowledgeHeading, error) {
+	rows, err := q.Query(ctx, `SELECT id, title, created_at FROM knowledge_entries
+ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("latest knowledge: %w", err)
+	}
+	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeHeading])
+	if err != nil {
+		return nil, fmt.Errorf("latest knowledge: %w", err)
+	}
+	return hs, nil
+}

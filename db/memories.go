@@ -1,0 +1,101 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Memory is a row of memories: a summary of archived turns of a session.
+type Memory struct {
+	ID           int64     `db:"id"`
+	SessionID    int64     `db:"session_id"`
+	Content      string    `db:"content"`
+	Tokens       int       `db:"tokens"`        // estimated prompt tokens of Content
+	MessageCount int       `db:"message_count"` // messages it covers, folded summaries' included
+	PeriodStart  time.Time `db:"period_start"`  // first covered message
+	PeriodEnd    time.Time `db:"period_end"`    // last covered message
+	FoldedInto   *int64    `db:"folded_into"`   // set once folded into a newer summary
+	CreatedAt    time.Time `db:"created_at"`
+}
+
+// MemoryParams describes a summary to insert.
+type MemoryParams struct {
+	SessionID    int64  // required
+	Content      string // required
+	Tokens       int
+	MessageCount int
+	PeriodStart  time.Time
+	PeriodEnd    time.Time
+	CreatedAt    time.Time // zero means now
+}
+
+const memoryColumns = "id, session_id, content, tokens, message_count, period_start, period_end, folded_into, created_at"
+
+// InsertMemory stores a summary and returns the stored row.
+func InsertMemory(ctx context.Context, q Querier, p MemoryParams) (Memory, error) {
+	rows, err := q.Query(ctx, `
+INSERT INTO memories (session_id, content, tokens, message_count, period_start, period_end, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING `+memoryColumns,
+		p.SessionID, p.Content, p.Tokens, p.MessageCount, p.PeriodStart.UTC(), p.PeriodEnd.UTC(), utcOrNow(p.CreatedAt))
+	if err != nil {
+		return Memory{}, fmt.Errorf("insert memory in session %d: %w", p.SessionID, err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Memory])
+	if err != nil {
+		return Memory{}, fmt.Errorf("insert memory in session %d: %w", p.SessionID, interpretError(err))
+	}
+	return m, nil
+}
+
+// LiveMemories returns the summaries of a session that were not folded,
+// oldest first.
+func LiveMemories(ctx context.Context, q Querier, sessionID int64) ([]Memory, error) {
+	rows, err := q.Query(ctx, "SELECT "+memoryColumns+` FROM memories
+WHERE session_id = $1 AND folded_into IS NULL ORDER BY period_end, id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("live memories of session %d: %w", sessionID, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Memory])
+	if err != nil {
+		return nil, fmt.Errorf("live memories of session %d: %w", sessionID, err)
+	}
+	return ms, nil
+}
+
+// LiveMemoriesByKey is LiveMemories for the session with key, limited to the
+// newest limit summaries (still returned oldest first); a session that does
+// not exist has none.
+func LiveMemoriesByKey(ctx context.Context, q Querier, key string, limit int) ([]Memory, error) {
+	rows, err := q.Query(ctx, `
+SELECT * FROM (
+    SELECT `+memoryColumns+` FROM memories
+    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL
+    ORDER BY period_end DESC, id DESC
+    LIMIT $2
+) live ORDER BY period_end, id`, key, limit)
+	if err != nil {
+		return nil, fmt.Errorf("live memories of session %q: %w", key, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Memory])
+	if err != nil {
+		return nil, fmt.Errorf("live memories of session %q: %w", key, err)
+	}
+	return ms, nil
+}
+
+// FoldMemories marks the summaries ids as folded into the summary into. Only
+// live summaries of into's session are folded; it returns how many were.
+func FoldMemories(ctx context.Context, q Querier, ids []int64, into int64) (int64, error) {
+	tag, err := q.Exec(ctx, `
+UPDATE memories SET folded_into = $2
+WHERE id = ANY($1) AND folded_into IS NULL AND id <> $2
+  AND session_id = (SELECT session_id FROM memories WHERE id = $2)`, ids, into)
+	if err != nil {
+		return 0, fmt.Errorf("fold memories into %d: %w", into, err)
+	}
+	return tag.RowsAffected(), nil
+}

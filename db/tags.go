@@ -1,0 +1,61 @@
+package db
+
+import (
+	"context"
+	"fmt"
+)
+
+// This file holds message_tags and memory_tags: a few topic words per
+// message and per summary.
+
+// SetMessageTags replaces the tags of a message.
+func SetMessageTags(ctx context.Context, q Querier, messageID int64, tags []string) error {
+	if _, err := q.Exec(ctx, `
+WITH gone AS (DELETE FROM message_tags WHERE message_id = $1)
+INSERT INTO message_tags (message_id, tag) SELECT $1, t FROM unnest($2::text[]) t
+ON CONFLICT DO NOTHING`, messageID, tags); err != nil {
+		return fmt.Errorf("set tags of message %d: %w", messageID, err)
+	}
+	return nil
+}
+
+// SetMemoryTags replaces the tags of a summary.
+func SetMemoryTags(ctx context.Context, q Querier, memoryID int64, tags []string) error {
+	if _, err := q.Exec(ctx, `
+WITH gone AS (DELETE FROM memory_tags WHERE memory_id = $1)
+INSERT INTO memory_tags (memory_id, tag) SELECT $1, t FROM unnest($2::text[]) t
+ON CONFLICT DO NOTHING`, memoryID, tags); err != nil {
+		return fmt.Errorf("set tags of memory %d: %w", memoryID, err)
+	}
+	return nil
+}
+
+// MessageTags returns the tags of a message, sorted.
+func MessageTags(ctx context.Context, q Querier, messageID int64) ([]string, error) {
+	return tags(ctx, q, "SELECT tag FROM message_tags WHERE message_id = $1 ORDER BY tag", messageID, "message")
+}
+
+// MemoryTags returns the tags of a summary, sorted.
+func MemoryTags(ctx context.Context, q Querier, memoryID int64) ([]string, error) {
+	return tags(ctx, q, "SELECT tag FROM memory_tags WHERE memory_id = $1 ORDER BY tag", memoryID, "memory")
+}
+
+func tags(ctx context.Context, q Querier, sql string, id int64, what string) ([]string, error) {
+	rows, err := q.Query(ctx, sql, id)
+	if err != nil {
+		return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// bgeDims is bge-m3's embedding size.
+const bgeDims = 1024
+
+// wideEmbed is a deterministic 1,024-dimension unit vector per input.
+func wideEmbed(_ string, input string) []float32 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(input))
+	seed := h.Sum64()
+	v := make([]float32, bgeDims)
+	var n float64
+	for i := range v {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		v[i] = float32(int32(seed>>33)) / (1 << 31)
+		n += float64(v[i] * v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+// BenchmarkContext assembles a turn's context in a session holding n
+// messages, in the state the summariser leaves it: all but the newest 12
+// archived under summaries, the session's older summaries folded (8 live),
+// plus 1,000 summaries across 100 other sessions, 500 knowledge-base files
+// of 1,024-dimension embeddings, 15 knowledge entries and 30 note pages with
+// one linked. The user's message is embedded by a fake Ollama over HTTP.
+func BenchmarkContext(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			pool := dbtest.New(b)
+			key := memory.DiscordChannel("bench")
+			seedSteadyState(b, pool, string(key), n)
+			ollama := ollamatest.New(b)
+			ollama.AddModel("bge-m3", "embedding")
+			ollama.SetEmbed(wideEmbed)
+			m := memory.New(pool, memory.Options{Location: time.UTC, Ollama: ollama.Client(), KnowledgeDir: b.TempDir()})
+			b.Cleanup(m.Close)
+			tokens := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				msgs, err := m.Context(ctx, key, "こんにちは、今日は何をしようかな？")
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens = memory.PromptTokens(msgs)
+			}
+			b.ReportMetric(float64(tokens), "tokens")
+			if tokens > memory.DefaultTokenBudget {
+				b.Errorf("prompt is %d tokens; budget %d", tokens, memory.DefaultTokenBudget)
+			}
+		})
+	}
+}
+
+func seedSteadyState(b testing.TB, pool *pgxpool.Pool, key string, n int) {
+	b.Helper()
+	ctx := context.Background()
+	exec := func(sql string, args ...any) {
+		b.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: key, Source: "discord"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Other sessions and their 1,000 summaries.
+	exec(`INSERT INTO sessions (key) SELECT 'discord:channel:other' || g FROM generate_series(1, 100) g`)
+	exec(`INSERT INTO memories (session_id, content, tokens, message_count, period_start, period_end)
+SELECT (SELECT id FROM sessions WHERE key = 'discord:channel:other' || (g % 100 + 1)), repeat('別の会話の要約です。', 12), 130, 10,
+       now() - g * interval '1 hour', now() - g * interval '1 hour' + interval '10 minutes'
+FROM generate_series(1, 1000) g`)
+	// This session: one summary per 10 archived messages, all but the
+	// newest 8 folded into them.
+	archived := n - 12
+	exec(`INSERT INTO memories (session_id, content, tokens, message_count, period_start, period_end)
+SELECT $1, repeat('これまでの会話の要約です。', 6), 80, 10,
+       now() - ($2 - g * 10) * interval '1 minute', now() - ($2 - g * 10 - 9) * interval '1 minute'
+FROM generate_series(0, $3 - 1) g`, s.ID, n, archived/10)
+	exec(`UPDATE memories SET folded_into = (SELECT max(id) FROM memories WHERE session_id = $1)
+WHERE session_id = $1 AND id < (SELECT max(id) - 7 FROM memories WHERE session_id = $1)`, s.ID)
+	exec(`INSERT INTO messages (session_id, role, author_id, author_name, content, created_at, archived_at, memory_id)
+SELECT $1, CASE WHEN g % 2 = 0 THEN 'user' ELSE 'assistant' END, 'u' || (g % 5), 'ユーザー' || (g % 5),
+       repeat('これはベンチマーク用のメッセージです。', 5), now() - ($2 - g) * interval '1 minute',
+       CASE WHEN g <= $3 THEN now() END,
+       CASE WHEN g <= $3 THEN (SELECT min(id) FROM memories WHERE session_id = $1) END
+FROM generate_series(1, $2) g`, s.ID, n, archived)
+	// Knowledge, notes and the knowledge base.
+	exec(`INSERT INTO knowledge_entries (title, body) SELECT 'ウェブで調べたこと ' || g, 'body' FROM generate_series(1, 15) g`)
+	exec(`INSERT INTO note_pages (title, content, section, position)
+SELECT 'ページ' || g, repeat('ノートの内容です。', 30), 'セクション' || (g / 10), g - 1 FROM generate_series(1, 30) g`)
+	exec(`INSERT INTO session_note_pages (session_id, page_id) VALUES ($1, (SELECT min(id) FROM note_pages))`, s.ID)
+	rows := make([][]any, 500)
+	for i := range rows {
+		rows[i] = []any{fmt.Sprintf("doc%d.md", i), fmt.Sprint("doc ", i), strings.Repeat("ナレッジベースの文書です。", 80),
+			fmt.Sprint(i), wideEmbed("", fmt.Sprint("doc", i)), "bge-m3"}
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"local_knowledge_docs"},
+		[]string{"path", "title", "content", "content_hash", "embedding", "embedding_model"}, pgx.CopyFromRows(rows)); err != nil {
+		b.Fatal(err)
+	}
+	exec("ANALYZE")
+}

@@ -1,0 +1,29 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// Forget archives the unsummarised messages of session key (the /forget
+// command): they stay in the history but leave the model's context. It
+// returns how many were archived. Summaries are kept.
+func (m *Memory) Forget(ctx context.Context, key SessionKey) (int64, error) {
+	n, err := db.ArchiveSession(ctx, m.pool, string(key), m.opts.Now())
+	if err != nil {
+		return 0, fmt.Errorf("forget session %q: %w", key, err)
+	}
+	return n, nil
+}
+
+// Summaries returns the live summaries of session key, oldest first (the
+// /memory command and the admin page).
+func (m *Memory) Summaries(ctx context.Context, key SessionKey) ([]db.Memory, error) {
+	ms, err := db.LiveMemoriesByKey(ctx, m.pool, string(key), maxSummaries)
+	if err != nil {
+		return nil, fmt.Errorf("summaries of session %q: %w", key, err)
+	}
+	return ms, nil
+}

@@ -1,0 +1,219 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/tools"
+)
+
+// KnowledgeTools are the tools whose results become knowledge entries.
+var KnowledgeTools = []string{"web_search", "search_and_fetch"}
+
+// WebKnowledgeDir is the folder under Options.KnowledgeDir that knowledge
+// entries are written to.
+const WebKnowledgeDir = "web_search"
+
+// maxLearnInput bounds the tool result given to the model to summarise.
+const maxLearnInput = 12000
+
+var knowledgeFormat = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"}},"required":["title","body"]}`)
+
+const knowledgePrompt = `あなたは調べ物の記録係です。ユーザーの検索とその結果から、後で役立つ知識を 1 件にまとめてください。
+- title: 内容が分かる 40 字以内の見出し。
+- body: Markdown で 600 字以内。検索結果に書かれていることだけを書き、日付や数字は正確に残します。
+JSON {"title": "…", "body": "…"} だけを返します。`
+
+// KnowledgeHook returns an after-hook for the tool registry: each successful
+// web_search or search_and_fetch result is summarised by the model into a
+// knowledge entry with its sources, stored, written as a Markdown file under
+// KnowledgeDir/web_search and indexed, so it shows in the knowledge headings
+// and the knowledge base from then on. The work runs in the background: the
+// result goes back to the model unchanged and at once.
+func (m *Memory) KnowledgeHook() tools.AfterHook {
+	return func(ctx context.Context, call tools.Invocation, result string, err error) (string, error) {
+		if err != nil || m.opts.Ollama == nil || !isKnowledgeTool(call.Tool) || !learnable(result) {
+			return result, err
+		}
+		var args struct {
+			Query string `json:"query"`
+		}
+		_ = json.Unmarshal(call.Args, &args)
+		caller, _ := tools.CallerFrom(ctx)
+		if !m.bg.run(func(ctx context.Context) {
+			if _, err := m.Learn(ctx, LearnInput{Tool: call.Tool, Query: args.Query, Session: SessionKey(caller.Session), Result: result}); err != nil {
+				m.log.Warn("knowledge from search", "tool", call.Tool, "query", args.Query, "err", err)
+			}
+		}) {
+			m.log.Warn("memory background queue full: search result not kept as knowledge", "tool", call.Tool)
+		}
+		return result, err
+	}
+}
+
+func isKnowledgeTool(name string) bool {
+	for _, t := range KnowledgeTools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// learnable: failures and empty results teach nothing.
+func learnable(result string) bool {
+	r := strings.TrimSpace(result)
+	return r != "" && r != "[]" && !strings.HasPrefix(r, "Search failed") && !strings.HasPrefix(r, "Error")
+}
+
+// LearnInput is a tool result to turn into knowledge.
+type LearnInput struct {
+	Tool    string
+	Query   string
+	Session SessionKey
+	Result  string
+}
+
+// Learn summarises a search result into a knowledge entry, stores it with
+// its sources, writes its file and indexes it. It is what KnowledgeHook runs.
+func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, error) {
+	input := in.Result
+	if r := []rune(input); len(r) > maxLearnInput {
+		input = string(r[:maxLearnInput])
+	}
+	out, err := m.complete(ctx, knowledgePrompt, fmt.Sprintf("検索: %s\n\n結果:\n%s", in.Query, input), knowledgeFormat)
+	if err != nil {
+		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
+	}
+	var v struct{ Title, Body string }
+	if err := json.Unmarshal([]byte(out), &v); err != nil || strings.TrimSpace(v.Title) == "" {
+		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: model answer is not a {title, body} object", in.Tool, in.Query)
+	}
+	p := db.KnowledgeParams{
+		Title: oneLine(v.Title, 80), Body: strings.TrimSpace(v.Body), Query: in.Query, Tool: in.Tool,
+		SessionKey: string(in.Session), Sources: sources(in.Result), CreatedAt: m.opts.Now(),
+	}
+	var e db.KnowledgeEntry
+	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		e, err = db.InsertKnowledge(ctx, tx, p)
+		if err != nil || m.opts.KnowledgeDir == "" {
+			return err
+		}
+		e.FilePath = fmt.Sprintf("%s/%d-%s.md", WebKnowledgeDir, e.ID, slug(e.Title))
+		return db.SetKnowledgeFile(ctx, tx, e.ID, e.FilePath)
+	})
+	if err != nil {
+		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
+	}
+	if m.opts.KnowledgeDir == "" {
+		return e, nil
+	}
+	content := knowledgeMarkdown(e, p.Sources, m)
+	path := filepath.Join(m.opts.KnowledgeDir, filepath.FromSlash(e.FilePath))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return e, fmt.Errorf("write knowledge %d: %w", e.ID, err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return e, fmt.Errorf("write knowledge %d: %w", e.ID, err)
+	}
+	if err := m.indexFile(ctx, e.FilePath, content); err != nil {
+		return e, fmt.Errorf("index knowledge %d (the next sync retries): %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// Knowledge returns an entry and its sources (read_knowledge); a missing id
+// wraps db.ErrNotFound.
+func (m *Memory) Knowledge(ctx context.Context, id int64) (db.KnowledgeEntry, []db.KnowledgeSource, error) {
+	return db.KnowledgeByID(ctx, m.pool, id)
+}
+
+func knowledgeMarkdown(e db.KnowledgeEntry, srcs []db.KnowledgeSource, m *Memory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n", e.Title, e.Body)
+	if len(srcs) > 0 {
+		b.WriteString("\n## 出典\n\n")
+		for _, s := range srcs {
+			if s.Title != "" {
+				fmt.Fprintf(&b, "- [%s](%s)\n", s.Title, s.URL)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", s.URL)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n(ウェブ検索「%s」より、%s)\n", e.Query, e.CreatedAt.In(m.opts.Location).Format("2006-01-02"))
+	return b.String()
+}
+
+var urlPattern = regexp.MustCompile(`https?://[^\s"'<>()\[\]{}]+`)
+
+// sources are the pages a result came from: the hits of a web_search JSON
+// list, else the URLs it mentions; at most 10, once each.
+func sources(result string) []db.KnowledgeSource {
+	var hits []struct {
+		Title string `json:"title"`
+		Href  string `json:"href"`
+	}
+	var out []db.KnowledgeSource
+	seen := map[string]bool{}
+	add := func(url, title string) {
+		url = strings.TrimRight(url, ".,;:、。")
+		if url == "" || seen[url] || len(out) == 10 {
+			return
+		}
+		seen[url] = true
+		out = append(out, db.KnowledgeSource{URL: url, Title: oneLine(title, 200)})
+	}
+	if json.Unmarshal([]byte(result), &hits) == nil {
+		for _, h := range hits {
+			add(h.Href, h.Title)
+		}
+		return out
+	}
+	for _, u := range urlPattern.FindAllString(result, -1) {
+		add(u, "")
+	}
+	return out
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max])
+	}
+	return s
+}
+
+// slug makes a file-name-safe form of a title, keeping Japanese letters.
+func slug(title string) string {
+	var b strings.Builder
+	dash := false
+	n := 0
+	for _, r := range title {
+		if n >= 40 {
+			break
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			dash = false
+			n++
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" {
+		s = "entry"
+	}
+	return s
+}

@@ -1,0 +1,209 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools"
+)
+
+type searchArgs struct {
+	Query string `json:"query"`
+}
+
+func TestKnowledgeFromSearch(t *testing.T) {
+	f := newFixture(t)
+	m := f.memory(t, nil)
+	ctx := context.Background()
+	result := `[{"title":"猫の日 - Wikipedia","href":"https://ja.wikipedia.org/wiki/猫の日","body":"2月22日は猫の日"},` +
+		`{"title":"猫の日とは","href":"https://example.jp/neko","body":"ニャンニャンニャン"}]`
+	reg := tools.NewRegistry()
+	reg.MustRegister(tools.MustNew("web_search", "search", func(context.Context, searchArgs) (string, error) { return result, nil }))
+	reg.MustRegister(tools.MustNew("scrape_url", "read", func(context.Context, searchArgs) (string, error) { return "https://x.example/", nil }))
+	reg.After(m.KnowledgeHook())
+
+	callCtx := tools.WithCaller(ctx, tools.Caller{Session: "discord:channel:c1"})
+	got, err := reg.Call(callCtx, "web_search", json.RawMessage(`{"query":"猫の日 いつ"}`))
+	if err != nil || got != result {
+		t.Fatalf("the hook changed the result: %q, %v", got, err)
+	}
+	if _, err := reg.Call(callCtx, "scrape_url", json.RawMessage(`{"query":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a knowledge entry", func() bool {
+		return count(t, f.pool, "SELECT count(*) FROM local_knowledge_docs WHERE path LIKE 'web_search/%'") == 1
+	})
+	if n := count(t, f.pool, "SELECT count(*) FROM knowledge_entries"); n != 1 {
+		t.Fatalf("%d entries; want one, from web_search only", n)
+	}
+	e, srcs, err := m.Knowledge(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Title != "猫の日は2月22日" || e.Query != "猫の日 いつ" || e.SessionKey != "discord:channel:c1" || e.FilePath != "web_search/1-猫の日は2月22日.md" {
+		t.Errorf("entry = %+v", e)
+	}
+	if len(srcs) != 2 || srcs[0].URL != "https://ja.wikipedia.org/wiki/猫の日" || srcs[1].Title != "猫の日とは" {
+		t.Errorf("sources = %+v", srcs)
+	}
+	file, err := os.ReadFile(filepath.Join(f.kbDir, "web_search", "1-猫の日は2月22日.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(file), "# 猫の日は2月22日\n") || !strings.Contains(string(file), "- [猫の日 - Wikipedia](https://ja.wikipedia.org/wiki/猫の日)") {
+		t.Errorf("file:\n%s", file)
+	}
+
+	msgs, err := m.Context(ctx, memory.DiscordChannel("c2"), "猫の日はいつ？")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msgs[1].Content, "- [1] 猫の日は2月22日") {
+		t.Errorf("layer 1 = %q", msgs[1].Content)
+	}
+	if layerOf(msgs[2]) != "kb" || !strings.Contains(msgs[2].Content, "**2月22日**") {
+		t.Errorf("layer 3 = %q", msgs[2].Content)
+	}
+	// A full sync keeps the entry's file indexed as it is.
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, f.pool, "SELECT count(*) FROM local_knowledge_docs"); n != 1 {
+		t.Errorf("%d docs after sync", n)
+	}
+}
+
+func TestKnowledgeBaseSync(t *testing.T) {
+	f := newFixture(t)
+	var embedded atomic.Int32
+	f.ollama.SetEmbed(func(model, in string) []float32 {
+		embedded.Add(1)
+		return topicEmbed(model, in)
+	})
+	ctx := context.Background()
+	writeFile(t, f.kbDir, "pets/cat.md", "# 猫の飼い方\n猫の餌")
+	writeFile(t, f.kbDir, "pets/cat2.md", "猫と将棋")
+	writeFile(t, f.kbDir, "food/ramen.md", "# ラーメン\nラーメン")
+	writeFile(t, f.kbDir, "notes.txt", "猫") // not Markdown
+	m := f.memory(t, nil)
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := embedded.Load(); n != 3 {
+		t.Errorf("embedded %d files; want 3", n)
+	}
+	kb := func(m *memory.Memory, text string) string {
+		t.Helper()
+		msgs, err := m.Context(ctx, memory.Web("admin"), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, msg := range msgs {
+			if layerOf(msg) == "kb" {
+				return msg.Content
+			}
+		}
+		return ""
+	}
+	got := kb(m, "猫の餌について")
+	if !strings.Contains(got, "### 猫の飼い方 (pets/cat.md)") || strings.Contains(got, "ramen") {
+		t.Errorf("kb layer for 猫:\n%s", got)
+	}
+	// cat2 (猫 and 将棋) is at cosine ~0.71 from a message about 猫 only.
+	if strings.Contains(got, "cat2.md") {
+		t.Errorf("a file below 0.75 was included:\n%s", got)
+	}
+	if got := kb(m, "今日の天気"); got != "" {
+		t.Errorf("kb layer for an unrelated message:\n%s", got)
+	}
+
+	t.Run("unchanged files are not embedded again", func(t *testing.T) {
+		embedded.Store(0)
+		if err := m.SyncKnowledgeBase(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := embedded.Load(); n != 0 {
+			t.Errorf("embedded %d files", n)
+		}
+	})
+	t.Run("a changed file is embedded again", func(t *testing.T) {
+		embedded.Store(0)
+		writeFile(t, f.kbDir, "food/ramen.md", "# ラーメンと猫\n猫舌でも食べられるラーメン。猫")
+		if err := m.SyncKnowledgeBase(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := embedded.Load(); n != 1 {
+			t.Errorf("embedded %d files", n)
+		}
+	})
+	t.Run("a removed file leaves the index", func(t *testing.T) {
+		if err := os.Remove(filepath.Join(f.kbDir, "pets", "cat.md")); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SyncKnowledgeBase(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, f.pool, "SELECT count(*) FROM local_knowledge_docs WHERE path = 'pets/cat.md'"); n != 0 {
+			t.Error("removed file still indexed")
+		}
+		if got := kb(m, "猫の餌について"); strings.Contains(got, "cat.md") {
+			t.Errorf("removed file still in the context:\n%s", got)
+		}
+	})
+	t.Run("a new model embeds everything again", func(t *testing.T) {
+		embedded.Store(0)
+		other := f.memory(t, func(o *memory.Options) { o.EmbedModel = "other-embed" })
+		if err := other.SyncKnowledgeBase(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := embedded.Load(); n != 2 {
+			t.Errorf("embedded %d files; want both again", n)
+		}
+		docs, err := db.LocalDocs(ctx, f.pool, "other-embed")
+		if err != nil || len(docs) != 2 {
+			t.Errorf("docs of the new model = %d, %v", len(docs), err)
+		}
+		if got := kb(other, "猫舌"); !strings.Contains(got, "ramen.md") {
+			t.Errorf("kb layer with the new model:\n%s", got)
+		}
+	})
+	t.Run("an embedding failure drops the layer only", func(t *testing.T) {
+		f.ollama.Status(500)
+		defer f.ollama.Status(0)
+		msgs, err := m.Context(ctx, memory.Web("admin"), "猫舌")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, msg := range msgs {
+			if layerOf(msg) == "kb" {
+				t.Error("kb layer without an embedding")
+			}
+		}
+		if msgs[len(msgs)-1].Content != "猫舌" {
+			t.Errorf("context = %+v", msgs)
+		}
+	})
+}
+
+func TestEmbedsTheUserMessageOncePerTurn(t *testing.T) {
+	f := newFixture(t)
+	var inputs atomic.Int32
+	f.ollama.SetEmbed(func(model, in string) []float32 { inputs.Add(1); return topicEmbed(model, in) })
+	m := f.memory(t, nil)
+	if _, err := m.Context(context.Background(), memory.Web("admin"), "猫"); err != nil {
+		t.Fatal(err)
+	}
+	if n := inputs.Load(); n != 1 {
+		t.Errorf("%d embeddings for one turn", n)
+	}
+	_ = api.Message{}
+}
