@@ -153,7 +153,11 @@ func layerTokens(msgs []api.Message) map[string]int {
 func TestContextBudget(t *testing.T) {
 	f := newFixture(t)
 	key := memory.DiscordChannel("c1")
-	populate(t, f, f.memory(t, nil), key, 8)
+	m := f.memory(t, nil)
+	populate(t, f, m, key, 8)
+	// Stop the background summaries the seeding started: every budget below
+	// must see the same stored history.
+	m.Close()
 	ctx := context.Background()
 	full, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 1 << 20 }).Context(ctx, key, "猫の餌は何がいい？")
 	if err != nil {
