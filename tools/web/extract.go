@@ -2,14 +2,13 @@ package web
 
 import (
 	"bytes"
-	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"codeberg.org/readeck/go-readability/v2"
-	"codeberg.org/readeck/go-readability/v2/render"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -26,9 +25,16 @@ type Page struct {
 // with long heads do that.
 var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)`)
 
-// decode returns body as UTF-8: the charset of the Content-Type header,
-// else a BOM or meta declaration, else UTF-8 if it is valid.
+// decode returns body as UTF-8 text; see utf8Body.
 func decode(body []byte, contentType string) string {
+	return string(utf8Body(body, contentType))
+}
+
+// utf8Body returns body as UTF-8: the charset of the Content-Type header,
+// else a BOM or meta declaration, else UTF-8 if it is valid. Invalid
+// sequences become U+FFFD. A body that already is valid UTF-8 is returned
+// as is, so the common case costs one validation pass and no copy.
+func utf8Body(body []byte, contentType string) []byte {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain {
 		head := body[:min(len(body), 32<<10)]
@@ -37,26 +43,33 @@ func decode(body []byte, contentType string) string {
 				enc, name = e, n
 			}
 		} else if utf8.Valid(body) {
-			return string(body)
+			return body
 		}
 	}
 	if name == "utf-8" {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
+		if utf8.Valid(body) {
+			return body
+		}
+		return bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	out, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
+		return bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	return string(out)
+	return out
 }
 
 // Extract returns the main text of an HTML page: what readability finds when
 // the page looks like an article, otherwise the text of its article, main or
 // body element once scripts, navigation and the like are dropped. Blank
 // lines are collapsed.
-func Extract(body []byte, contentType string, pageURL *url.URL) (Page, error) {
-	src := decode(body, contentType)
-	doc, err := html.Parse(strings.NewReader(src))
+//
+// The page is decoded and parsed once and the one tree serves the title,
+// the readability check, readability itself and, unless readability already
+// changed it, the fallback (BenchmarkExtract1MB, BenchmarkExtractNews1MB).
+func Extract(body []byte, contentType string) (Page, error) {
+	src := utf8Body(body, contentType)
+	doc, err := html.Parse(bytes.NewReader(src))
 	if err != nil {
 		return Page{}, err
 	}
@@ -66,23 +79,62 @@ func Extract(body []byte, contentType string, pageURL *url.URL) (Page, error) {
 	removeElements(doc, neverText)
 	parser := readability.NewParser()
 	parser.DisableJSONLD = true
-	if parser.CheckDocument(doc) {
+	if readerable(&parser, doc) {
 		// ParseAndMutate spares a copy of the whole tree (a sixth of the
 		// time on large pages); the rare fallback after it parses again.
-		art, err := parser.ParseAndMutate(doc, pageURL)
+		// No page URL: readability would resolve every link and image
+		// address against it, a tenth of the allocations for nothing
+		// that shows in the text.
+		art, err := parser.ParseAndMutate(doc, nil)
 		if err == nil && art.Node != nil {
-			if text := collapseBlankLines(render.InnerText(art.Node)); text != "" {
+			if text := collapseBlankLines(innerText(art.Node)); text != "" {
 				if t := collapseSpace(art.Title()); t != "" {
 					title = t
 				}
 				return Page{Title: title, Text: text}, nil
 			}
 		}
-		if doc, err = html.Parse(strings.NewReader(src)); err != nil {
+		if doc, err = html.Parse(bytes.NewReader(src)); err != nil {
 			return Page{}, err
 		}
 	}
 	return Page{Title: title, Text: fallbackText(doc)}, nil
+}
+
+// readerable reports whether readability should be tried on doc, exactly as
+// ps.CheckDocument(doc) does. CheckDocument adds up the text lengths of
+// paragraphs until it has seen enough, but on most article pages it meets the
+// enclosing <article> first and builds all its text: a megabyte string, a
+// tenth of the allocations, on a long page. A subtree offers CheckDocument
+// only some of the page's candidates (it looks at descendants only), so a yes
+// for the container of the first paragraphs is a yes for the page, and
+// asking there first is cheap. Paragraphs right under <body> are skipped:
+// asking about the body costs as much as asking about the page.
+func readerable(ps *readability.Parser, doc *html.Node) bool {
+	const maxContainers = 3
+	var tried []*html.Node
+	var try func(*html.Node) bool
+	try = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil && len(tried) < maxContainers; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == atom.P {
+				if parent := c.Parent; parent.DataAtom != atom.Body && !slices.Contains(tried, parent) {
+					tried = append(tried, parent)
+					if ps.CheckDocument(parent) {
+						return true
+					}
+				}
+				continue
+			}
+			if try(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return try(doc) || ps.CheckDocument(doc)
 }
 
 // dropped are the elements that never hold main text.
@@ -115,7 +167,7 @@ func fallbackText(doc *html.Node) string {
 			break
 		}
 	}
-	return collapseBlankLines(render.InnerText(root))
+	return collapseBlankLines(innerText(root))
 }
 
 // collapseBlankLines trims each line's trailing space and squeezes runs of

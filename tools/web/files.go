@@ -162,7 +162,7 @@ func (b *Browser) loadFile(ctx context.Context, raw, want string) (*file, error)
 		return nil, errors.New("not a PDF file")
 	case (want == "html" || want == "htm" || mt == "text/html" || mt == "application/xhtml+xml") && looksHTML(doc.Body):
 		f.kind = "html"
-		p, err := Extract(doc.Body, doc.ContentType, doc.URL)
+		p, err := Extract(doc.Body, doc.ContentType)
 		if err != nil {
 			return nil, fmt.Errorf("parse HTML: %w", err)
 		}

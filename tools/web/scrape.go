@@ -64,7 +64,7 @@ func readable(doc *document) (text, note string) {
 	case mt == "application/pdf" || isPDF(doc.Body):
 		return "", "This URL is a PDF; use pdf_to_text to read it."
 	case mt == "" || mt == "text/html" || mt == "application/xhtml+xml" || looksHTML(doc.Body):
-		p, err := Extract(doc.Body, doc.ContentType, doc.URL)
+		p, err := Extract(doc.Body, doc.ContentType)
 		if err != nil {
 			return "", "Failed to fetch " + doc.URL.Redacted() + ": " + err.Error()
 		}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -170,11 +169,10 @@ func TestContinuationTokenRejected(t *testing.T) {
 
 func BenchmarkExtract1MB(b *testing.B) {
 	body := []byte(benchPage(1 << 20))
-	u, _ := url.Parse("https://example.com/article")
 	b.SetBytes(int64(len(body)))
 	b.ResetTimer()
 	for b.Loop() {
-		p, err := Extract(body, "text/html; charset=utf-8", u)
+		p, err := Extract(body, "text/html; charset=utf-8")
 		if err != nil || len(p.Text) < 100_000 {
 			b.Fatalf("Extract: %d chars, %v", len(p.Text), err)
 		}
