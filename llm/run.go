@@ -31,6 +31,9 @@ func (p *Pipeline) Run(ctx context.Context, req Request, emit func(Event) error)
 		emit = func(Event) error { return nil }
 	}
 	t := &turn{p: p, req: req, emit: emit, start: p.now()}
+	// The calls are recorded once the user has the answer (Done or Failed
+	// sent), still before Run returns.
+	defer t.recordCalls()
 	err := t.run(ctx)
 	t.metrics.Wall = p.now().Sub(t.start)
 	res := Result{Content: t.content.String(), Messages: t.added, Metrics: t.metrics}
@@ -59,6 +62,16 @@ type turn struct {
 	// freshCall is true until the current call emitted visible text; it
 	// decides whether to drop leading blank lines or separate rounds.
 	freshCall bool
+	// unrecorded are the calls made so far, for the Recorder.
+	unrecorded []func()
+}
+
+// recordCalls hands every call of the turn to the Recorder.
+func (t *turn) recordCalls() {
+	for _, record := range t.unrecorded {
+		record()
+	}
+	t.unrecorded = nil
 }
 
 func (t *turn) send(ev Event) error {
@@ -287,7 +300,8 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	t.metrics.PromptTokens += metrics.PromptEvalCount
 	t.metrics.CompletionTokens += metrics.EvalCount
 	t.metrics.Total += metrics.TotalDuration
-	t.p.record(ctx, req, content.String(), calls, err, began, latency, metrics)
+	text := content.String()
+	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, text, calls, err, began, latency, metrics) })
 	if err != nil {
 		return api.Message{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/yorozu-bot/yorozu/db"
 )
@@ -103,33 +104,41 @@ type layer struct {
 func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) ([]api.Message, error) {
 	kbDone := m.startKBQuery(ctx, userText)
 
-	history, err := db.RecentMessagesByKey(ctx, m.pool, string(key), m.opts.MaxMessages)
-	if err != nil {
+	// The layers are independent reads: run them at once, each on its own
+	// pooled connection, so the context costs one round-trip, not five.
+	var (
+		history   []db.Message
+		summaries []db.Memory
+		headings  []db.KnowledgeHeading
+		notes     []db.NoteIndexItem
+		linked    []db.NotePage
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		history, err = db.RecentMessagesByKey(gctx, m.pool, string(key), m.opts.MaxMessages)
+		return err
+	})
+	g.Go(func() (err error) {
+		summaries, err = db.LiveMemoriesByKey(gctx, m.pool, string(key), maxSummaries)
+		return err
+	})
+	g.Go(func() (err error) {
+		headings, err = db.LatestKnowledge(gctx, m.pool, KnowledgeHeadings)
+		return err
+	})
+	g.Go(func() (err error) {
+		notes, err = db.NotesIndexByKey(gctx, m.pool, string(key), maxNotesIndex)
+		return err
+	})
+	g.Go(func() (err error) {
+		linked, err = db.LinkedNotePagesByKey(gctx, m.pool, string(key))
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		kbDone()
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}
 	history = trimToChars(history, m.opts.MaxChars)
-	summaries, err := db.LiveMemoriesByKey(ctx, m.pool, string(key), maxSummaries)
-	if err != nil {
-		return nil, fmt.Errorf("context for session %q: %w", key, err)
-	}
-	headings, err := db.LatestKnowledge(ctx, m.pool, KnowledgeHeadings)
-	if err != nil {
-		return nil, fmt.Errorf("context for session %q: %w", key, err)
-	}
-	notes, err := db.NotesIndexByKey(ctx, m.pool, string(key), maxNotesIndex)
-	if err != nil {
-		return nil, fmt.Errorf("context for session %q: %w", key, err)
-	}
-	var linked []db.NotePage
-	for _, n := range notes {
-		if n.Linked {
-			linked, err = db.LinkedNotePagesByKey(ctx, m.pool, string(key))
-			if err != nil {
-				return nil, fmt.Errorf("context for session %q: %w", key, err)
-			}
-			break
-		}
-	}
 	docs := kbDone()
 
 	var ls [numLayers]layer

@@ -211,6 +211,12 @@ func (m *Memory) startKBQuery(ctx context.Context, text string) func() []kbHit {
 }
 
 func (m *Memory) searchKB(ctx context.Context, text string) ([]kbHit, error) {
+	docs, err := m.kbDocs(ctx)
+	if err != nil || len(docs) == 0 {
+		// An empty knowledge base needs no embedding: the embedding model
+		// is not even loaded next to the chat model.
+		return nil, err
+	}
 	ectx, cancel := context.WithTimeout(ctx, m.opts.EmbedTimeout)
 	defer cancel()
 	resp, err := m.opts.Ollama.Embed(ectx, &api.EmbedRequest{Model: m.opts.EmbedModel, Input: text})
@@ -219,10 +225,6 @@ func (m *Memory) searchKB(ctx context.Context, text string) ([]kbHit, error) {
 	}
 	if len(resp.Embeddings) != 1 {
 		return nil, fmt.Errorf("embed the user's message: %d embeddings", len(resp.Embeddings))
-	}
-	docs, err := m.kbDocs(ctx)
-	if err != nil {
-		return nil, err
 	}
 	q := unit(resp.Embeddings[0])
 	var hits []kbHit

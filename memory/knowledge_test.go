@@ -199,11 +199,25 @@ func TestEmbedsTheUserMessageOncePerTurn(t *testing.T) {
 	var inputs atomic.Int32
 	f.ollama.SetEmbed(func(model, in string) []float32 { inputs.Add(1); return topicEmbed(model, in) })
 	m := f.memory(t, nil)
+
+	// An empty knowledge base costs no embedding at all.
+	if _, err := m.Context(context.Background(), memory.Web("admin"), "猫"); err != nil {
+		t.Fatal(err)
+	}
+	if n := inputs.Load(); n != 0 {
+		t.Errorf("%d embeddings with an empty knowledge base, want none", n)
+	}
+
+	writeFile(t, f.kbDir, "pets/cat.md", "# 猫の飼い方\n猫には猫用のフードを。")
+	if err := m.SyncKnowledgeBase(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inputs.Store(0)
 	if _, err := m.Context(context.Background(), memory.Web("admin"), "猫"); err != nil {
 		t.Fatal(err)
 	}
 	if n := inputs.Load(); n != 1 {
-		t.Errorf("%d embeddings for one turn", n)
+		t.Errorf("%d embeddings for one turn, want 1", n)
 	}
 	_ = api.Message{}
 }
