@@ -50,7 +50,7 @@ func (f *fakeModel) handle(req api.ChatRequest) ollamatest.Reply {
 	system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
 	switch {
 	case strings.Contains(system, "タグ"):
-		return ollamatest.Text(`{"tags":["会話","テスト","猫"]}`)
+		return tagsReply(tagRequestSize(req), []string{"会話", "テスト", "猫"})
 	case strings.Contains(system, "1 つの要約にまとめて"):
 		n := f.folds.Add(1)
 		return ollamatest.Text("まとめ" + string(rune('A'+n-1)) + ": 以前の話をまとめた。")
@@ -63,6 +63,32 @@ func (f *fakeModel) handle(req api.ChatRequest) ollamatest.Reply {
 		return ollamatest.Text(string(b))
 	}
 	return ollamatest.Echo(req)
+}
+
+// tagRequestSize is how many texts a tag request asks about: the size its
+// format requires of the tags array (0 when it has none).
+func tagRequestSize(req api.ChatRequest) int {
+	var schema struct {
+		Properties struct {
+			Tags struct {
+				MaxItems int `json:"maxItems"`
+			} `json:"tags"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(req.Format, &schema) != nil {
+		return 0
+	}
+	return schema.Properties.Tags.MaxItems
+}
+
+// tagsReply answers a tag request for n texts with the same tags for each.
+func tagsReply(n int, tags []string) ollamatest.Reply {
+	lists := make([][]string, n)
+	for i := range lists {
+		lists[i] = tags
+	}
+	b, _ := json.Marshal(map[string][][]string{"tags": lists})
+	return ollamatest.Text(string(b))
 }
 
 type fixture struct {
