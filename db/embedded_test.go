@@ -28,7 +28,7 @@ func TestStartEmbedded(t *testing.T) {
 		return
 	}
 	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("running as root without setpriv: cannot start embedded PostgreSQL as another user")
+		t.Fatal("running as root without setpriv (util-linux): cannot start embedded PostgreSQL as another user")
 	}
 	// Root: initdb refuses to run, so re-run this test as nobody from a copy
 	// of the test binary that nobody can read, in a directory nobody owns.

@@ -2,8 +2,8 @@ package llm
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
