@@ -60,9 +60,10 @@ func utf8Body(body []byte, contentType string) []byte {
 }
 
 // Extract returns the main text of an HTML page: what readability finds when
-// the page looks like an article, otherwise the text of its article, main or
-// body element once scripts, navigation and the like are dropped. Blank
-// lines are collapsed.
+// the page looks like an article (and is not book-length, see
+// maxReadabilityText), otherwise the text of its article, main or body
+// element once scripts, navigation and the like are dropped. Blank lines are
+// collapsed.
 //
 // The page is decoded and parsed once and the one tree serves the title,
 // the readability check, readability itself and, unless readability already
@@ -79,7 +80,7 @@ func Extract(body []byte, contentType string) (Page, error) {
 	removeElements(doc, neverText)
 	parser := readability.NewParser()
 	parser.DisableJSONLD = true
-	if readerable(&parser, doc) {
+	if !longerThan(doc, maxReadabilityText) && readerable(&parser, doc) {
 		// ParseAndMutate spares a copy of the whole tree (a sixth of the
 		// time on large pages); the rare fallback after it parses again.
 		// No page URL: readability would resolve every link and image
@@ -99,6 +100,34 @@ func Extract(body []byte, contentType string) (Page, error) {
 		}
 	}
 	return Page{Title: title, Text: fallbackText(doc)}, nil
+}
+
+// maxReadabilityText bounds the text, in bytes, that readability scores.
+// Its work grows with the text (link density and character counts are taken
+// over whole subtrees, again for each candidate), so a book-length page —
+// a 10 MB fetch could take a second of CPU — goes to the structural
+// fallback instead, which still drops navigation, footers, asides and
+// scripts. 256 KiB is some 85,000 Japanese characters: far beyond an article.
+const maxReadabilityText = 256 << 10
+
+// longerThan reports whether the text under n exceeds limit bytes, stopping
+// as soon as it does.
+func longerThan(n *html.Node, limit int) bool {
+	total := 0
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.TextNode {
+			total += len(n.Data)
+			return total > limit
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n)
 }
 
 // readerable reports whether readability should be tried on doc, exactly as

@@ -167,6 +167,31 @@ func TestContinuationTokenRejected(t *testing.T) {
 	})
 }
 
+// TestBookLengthPageUsesTheFallback: a page with more text than readability
+// is given still comes out whole and without navigation, scripts, the
+// sidebar or the footer.
+func TestBookLengthPageUsesTheFallback(t *testing.T) {
+	page := benchPage(1 << 20)
+	p, err := Extract([]byte(page), "text/html; charset=utf-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := strings.Count(page, "段落。") - 1
+	for _, want := range []string{"第000段落。", "第" + pad3(last%1000) + "段落。", "道路の状態も改善された"} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	if got := strings.Count(p.Text, "段落。"); got != last+1 {
+		t.Errorf("%d paragraphs, want %d", got, last+1)
+	}
+	for _, junk := range []string{"Section", "Related story", "© Bench", "var a=1", ".c{color"} {
+		if strings.Contains(p.Text, junk) {
+			t.Errorf("text has %q", junk)
+		}
+	}
+}
+
 func BenchmarkExtract1MB(b *testing.B) {
 	body := []byte(benchPage(1 << 20))
 	b.SetBytes(int64(len(body)))
