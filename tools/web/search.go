@@ -192,6 +192,17 @@ func (s *SearXNG) Search(ctx context.Context, query string, max int) ([]Result, 
 	if err != nil {
 		return nil, fmt.Errorf("searxng search: %w", err)
 	}
+	results, err := jsonResults(body, max)
+	if err != nil {
+		return nil, fmt.Errorf("searxng search: %w", err)
+	}
+	return results, nil
+}
+
+// jsonResults decodes the reply shape SearXNG and Tavily share,
+// {"results": [{"title", "url", "content"}]}, keeping at most max results
+// that have a URL.
+func jsonResults(body []byte, max int) ([]Result, error) {
 	var reply struct {
 		Results []struct {
 			URL     string `json:"url"`
@@ -200,7 +211,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, max int) ([]Result, 
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(body, &reply); err != nil {
-		return nil, fmt.Errorf("searxng search: decode reply: %w", err)
+		return nil, fmt.Errorf("decode reply: %w", err)
 	}
 	results := []Result{}
 	for _, r := range reply.Results {
@@ -235,22 +246,9 @@ func (t *Tavily) Search(ctx context.Context, query string, max int) ([]Result, e
 	if err != nil {
 		return nil, fmt.Errorf("tavily search: %w", err)
 	}
-	var reply struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(body, &reply); err != nil {
-		return nil, fmt.Errorf("tavily search: decode reply: %w", err)
-	}
-	results := []Result{}
-	for _, r := range reply.Results {
-		if len(results) >= max {
-			break
-		}
-		results = append(results, Result{Title: r.Title, Href: r.URL, Body: collapseSpace(r.Content)})
+	results, err := jsonResults(body, max)
+	if err != nil {
+		return nil, fmt.Errorf("tavily search: %w", err)
 	}
 	return results, nil
 }
