@@ -339,6 +339,7 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
 	}
 	name := req.Model
 	if name == "" {
+		//lint:ignore SA1019 Ollama still accepts the deprecated field, so the fake does too
 		name = req.Name
 	}
 	caps, ok := s.lookup(name)

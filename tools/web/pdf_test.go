@@ -11,8 +11,6 @@ import (
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 )
 
-var lineRE = regexp.MustCompile(`p\d\d l\d\d the quick brown fox jumps over the lazy dog`)
-
 func TestPDFChainReturnsAllTextOnce(t *testing.T) {
 	e := newEnv(t, fetch.Options{})
 	for _, maxChars := range []int{300, 1000, 100000} {
