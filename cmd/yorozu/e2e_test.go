@@ -83,6 +83,7 @@ type harness struct {
 	dbURL   string
 	httpURL string
 	stderr  *syncBuffer
+	env     map[string]string
 	stop    func() error
 }
 
@@ -108,6 +109,7 @@ func start(t testing.TB, extraEnv map[string]string) *harness {
 	for k, v := range extraEnv {
 		env[k] = v
 	}
+	h.env = env
 	h.startRun(t, env)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

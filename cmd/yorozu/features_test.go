@@ -52,6 +52,53 @@ func TestReminderEndToEnd(t *testing.T) {
 	h.waitCount(t, `SELECT count(*) FROM reminders WHERE notified_at IS NOT NULL AND message_id <> ''`, 1)
 }
 
+// TestReminderDueWhileDownIsDeliveredOnceAfterStart: yorozu stops between
+// creating a reminder and its time; nothing is sent while it is down, and
+// the next start delivers it, once.
+func TestReminderDueWhileDownIsDeliveredOnceAfterStart(t *testing.T) {
+	h := start(t, nil)
+	var mu sync.Mutex
+	var due time.Time
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+			return ollamatest.Text("登録しました。")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		due = time.Now().Add(3 * time.Second).Truncate(time.Second)
+		return ollamatest.ToolCalls(ollamatest.Call("create_reminder", map[string]any{
+			"content": "会議の準備", "due_at": due.Format(time.RFC3339),
+		}))
+	})
+	h.mention(aliceID, "リマインドして、会議の準備")
+	h.waitReply(t, 1, equals("登録しました。"))
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Let the reminder fall due while yorozu is down.
+	mu.Lock()
+	wait := time.Until(due) + time.Second
+	mu.Unlock()
+	time.Sleep(wait)
+	if n := len(h.discord.BotMessages(channelID)); n != 1 {
+		t.Fatalf("%d bot messages while yorozu was down, want only the confirmation", n)
+	}
+
+	h.startRun(t, h.env)
+	h.waitReply(t, 2, func(c string) bool { return strings.Contains(c, "会議の準備") })
+	h.waitCount(t, `SELECT count(*) FROM reminders WHERE notified_at IS NOT NULL`, 1)
+	var posts int
+	for _, c := range h.discord.Calls() {
+		if c.Method == http.MethodPost && strings.Contains(c.Content, "⏰ リマインド: 会議の準備") {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("the reminder was posted %d times, want once", posts)
+	}
+}
+
 // TestWeatherJobRunsOnceNow: "yorozu jobs run weather" fetches the JMA
 // forecast and posts it through the webhook, with the model's comment.
 func TestWeatherJobRunsOnceNow(t *testing.T) {
