@@ -290,6 +290,19 @@ func TestMentionStripped(t *testing.T) {
 	}
 }
 
+func TestOtherMentionsBecomeNames(t *testing.T) {
+	t.Parallel()
+	h := start(t, nil)
+	h.srv.SendMessage(&discordgo.Message{ChannelID: chanID, GuildID: guildID,
+		Author:   &discordgo.User{ID: "42", Username: "alice"},
+		Content:  fmt.Sprintf("<@%s> <@77> と <@!78> に伝えて", h.srv.BotID()),
+		Mentions: []*discordgo.User{{ID: h.srv.BotID(), Bot: true}, {ID: "77", Username: "bob"}, {ID: "78", Username: "carol", GlobalName: "キャロル"}}})
+	h.waitText(chanID, "了解です。")
+	if reqs := h.resp.requests(); len(reqs) != 1 || reqs[0].Text != "@bob と @キャロル に伝えて" {
+		t.Errorf("requests = %+v", reqs)
+	}
+}
+
 func TestEmptyMention(t *testing.T) {
 	t.Parallel()
 	h := start(t, nil)

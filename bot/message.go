@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/memory"
 )
 
 // toRequest turns a MESSAGE_CREATE into a chat request, or reports that the
@@ -26,23 +28,23 @@ func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request,
 		return chat.Request{}, false
 	}
 
-	session := "discord:channel:" + m.ChannelID
+	session := memory.DiscordChannel(m.ChannelID)
 	if dm {
-		session = "discord:dm:" + m.ChannelID
+		session = memory.DiscordDM(m.ChannelID)
 	}
 	at := m.Timestamp
 	if at.IsZero() {
 		at = now
 	}
 	req := chat.Request{
-		Session:    session,
+		Session:    string(session),
 		Source:     "discord",
 		GuildID:    m.GuildID,
 		ChannelID:  m.ChannelID,
 		MessageID:  m.ID,
 		AuthorID:   m.Author.ID,
 		AuthorName: displayName(m),
-		Text:       stripMention(m.Content, botID),
+		Text:       nameMentions(stripMention(m.Content, botID), m.Mentions),
 		At:         at,
 	}
 	for _, a := range m.Attachments {
@@ -72,6 +74,26 @@ func stripMention(content, botID string) string {
 	content = strings.ReplaceAll(content, "<@!"+botID+">", "")
 	content = strings.ReplaceAll(content, "<@"+botID+">", "")
 	return strings.TrimSpace(content)
+}
+
+// nameMentions writes other users' mentions as @name, so the model reads
+// who is meant rather than a number.
+func nameMentions(content string, users []*discordgo.User) string {
+	for _, u := range users {
+		if u == nil || u.ID == "" {
+			continue
+		}
+		name := u.GlobalName
+		if name == "" {
+			name = u.Username
+		}
+		if name == "" {
+			continue
+		}
+		content = strings.ReplaceAll(content, "<@!"+u.ID+">", "@"+name)
+		content = strings.ReplaceAll(content, "<@"+u.ID+">", "@"+name)
+	}
+	return content
 }
 
 func displayName(m *discordgo.Message) string {
