@@ -212,3 +212,45 @@ func lastTool(req api.ChatRequest) string {
 	}
 	return ""
 }
+
+// TestOneGatewayPerToken: a second process with the same token stands by
+// instead of answering every mention twice, and takes over when the first
+// stops.
+func TestOneGatewayPerToken(t *testing.T) {
+	h := start(t, map[string]string{"USER_RATE_LIMIT": "0"})
+	second := &harness{discord: h.discord, ollama: h.ollama, dbURL: h.dbURL, pool: h.pool, stderr: newSyncBuffer(), env: h.env}
+	second.startRun(t, h.env)
+	if !strings.Contains(second.stderr.String(), "standing by") {
+		t.Errorf("second process did not stand by:\n%s", second.stderr.String())
+	}
+	resp, err := http.Get(second.httpURL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("standby /readyz = %d, want 200", resp.StatusCode)
+	}
+
+	h.script(ollamatest.Text("一度だけ答えます。"), ollamatest.Text("引き継ぎました。"))
+	h.mention(aliceID, "聞こえる？")
+	h.waitReply(t, 1, equals("一度だけ答えます。"))
+	h.waitCount(t, `SELECT count(*) FROM messages`, 2)
+	if n := h.discord.Sessions(); n != 1 {
+		t.Errorf("%d gateway sessions with two processes, want 1", n)
+	}
+
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.discord.WaitFor(ctx, func() bool { return h.discord.Sessions() == 2 }); err != nil {
+		t.Fatalf("the standby did not take over: %v\n%s", err, second.stderr.String())
+	}
+	h.mention(aliceID, "まだいる？")
+	h.waitReply(t, 2, equals("引き継ぎました。"))
+	if n := len(h.turns()); n != 2 {
+		t.Errorf("%d LLM turns for two mentions, want 2", n)
+	}
+}

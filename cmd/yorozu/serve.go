@@ -41,10 +41,16 @@ func serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "yorozu ready: http://%s (started in %s)\n", a.web.Addr(), time.Since(started).Round(time.Millisecond))
 	logger.Info("ready", "http", a.web.Addr(), "discord", a.bot != nil, "startup", time.Since(started))
 
-	<-ctx.Done()
-	logger.Info("shutting down")
-	a.stop()
-	return nil
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+		a.stop()
+		return nil
+	case err := <-a.fatal:
+		logger.Error("stopping", "err", err)
+		a.stop()
+		return err
+	}
 }
 
 // setup parses the configuration and makes the logger every command uses.

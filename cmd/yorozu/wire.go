@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -52,6 +53,13 @@ type app struct {
 	weather *scheduler.Weather // nil when the weather post is off
 	bot     *bot.Bot           // nil when DISCORD_TOKEN is unset
 	web     *webui.Server
+
+	// gatewayLock is held while this process holds the Discord gateway;
+	// standby is set while another process does.
+	gatewayLock atomic.Pointer[db.Lock]
+	standby     atomic.Bool
+	// fatal ends serve: something went wrong that a restart should fix.
+	fatal chan error
 }
 
 // The knowledge base folder is embedded at start and then every few
@@ -67,7 +75,7 @@ const tokenSecretKey = "continuation_token_secret"
 // build wires the parts. It connects to MCP servers but starts nothing that
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
-	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0)}
+	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1)}
 	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
 	recorder := apiLogRecorder{pool: d.pool}
 	a.llm = llm.New(llm.Options{
@@ -274,7 +282,8 @@ func (a *app) buildWeb() {
 	}
 	if a.bot != nil {
 		checks = append(checks, webui.Check{Name: "discord", Fn: func(context.Context) error {
-			if !a.bot.Ready() {
+			// A standby is ready: it takes the gateway over when needed.
+			if !a.standby.Load() && !a.bot.Ready() {
 				return errors.New("not connected")
 			}
 			return nil
@@ -286,6 +295,14 @@ func (a *app) buildWeb() {
 		Gauges: []webui.Gauge{{
 			Name: "yorozu_llm_queue_length", Help: "Turns waiting for an LLM slot.",
 			Fn: func() float64 { return float64(a.llm.QueueLen()) },
+		}, {
+			Name: "yorozu_discord_gateway", Help: "1 while this process holds the Discord gateway.",
+			Fn: func() float64 {
+				if a.bot != nil && !a.standby.Load() && a.bot.Ready() {
+					return 1
+				}
+				return 0
+			},
 		}},
 		Logger: a.logger,
 	})
@@ -298,8 +315,8 @@ func (a *app) start(ctx context.Context) error {
 		return err
 	}
 	if a.bot != nil {
-		if err := a.bot.Start(ctx); err != nil {
-			return fmt.Errorf("connect to Discord: %w", err)
+		if err := a.startDiscord(ctx); err != nil {
+			return err
 		}
 	}
 	if err := a.sched.Start(ctx); err != nil {
@@ -332,6 +349,11 @@ func (a *app) stop() {
 	defer cancel()
 	if a.bot != nil {
 		a.bot.Stop()
+	}
+	if lock := a.gatewayLock.Load(); lock != nil {
+		if err := lock.Release(ctx); err != nil {
+			a.logger.Warn("release the Discord gateway lock", "err", err)
+		}
 	}
 	if err := a.sched.Stop(ctx); err != nil {
 		a.logger.Warn("job queue shutdown", "err", err)
