@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
 )
 
 // DefaultAPIBase is Discord's own API origin.
@@ -37,6 +38,12 @@ type Responder interface {
 
 // CommandFunc handles one slash-command interaction. ctx ends when the bot
 // stops or the interaction token expires.
+// ReplyLog keeps the Discord message ids of a reply with its turn;
+// *memory.Memory satisfies it.
+type ReplyLog interface {
+	RecordReplyIDs(ctx context.Context, key memory.SessionKey, userMessageID string, replyIDs []string) error
+}
+
 type CommandFunc func(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate)
 
 // Options configure a Bot. Zero values get the documented defaults.
@@ -45,7 +52,9 @@ type Options struct {
 	APIBase    string       // origin of a Discord-compatible API; default DefaultAPIBase
 	HTTPClient *http.Client // used for REST and gateway discovery; default: 20 s timeout
 	Responder  Responder    // required
-	Logger     *slog.Logger // default slog.Default()
+	// Replies learns the Discord ids of each reply once it is out; optional.
+	Replies ReplyLog
+	Logger  *slog.Logger // default slog.Default()
 
 	// RateLimit is how many turns one user may start per RateWindow; over
 	// it the user gets a notice once and is not answered. 0 = unlimited.

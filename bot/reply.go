@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
 )
 
 const (
@@ -260,6 +261,18 @@ func (b *Bot) answer(ctx context.Context, req chat.Request) {
 			"author_id", req.AuthorID, "err", failed)
 	}
 	<-rendered
+	// The turn is stored by now (the responder returned); add the ids.
+	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {
+		ids := make([]string, len(r.sent))
+		for i, m := range r.sent {
+			ids[i] = m.id
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+		defer cancel()
+		if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
+			b.log.Warn("record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+		}
+	}
 }
 
 // respond calls the Responder, turning a panic into an error.

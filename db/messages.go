@@ -114,3 +114,22 @@ func CountMessages(ctx context.Context, q Querier, sessionID int64) (int, error)
 	}
 	return n, nil
 }
+
+// SetReplyPlatformID stores the platform id of the reply to the user message
+// platformMessageID in session key: the reply is known only once the adapter
+// has sent it, after the turn was stored. ErrNotFound when there is no such
+// reply.
+func SetReplyPlatformID(ctx context.Context, q Querier, key, platformMessageID, replyID string) error {
+	tag, err := q.Exec(ctx, `
+UPDATE messages AS r SET platform_message_id = $3
+FROM messages AS u JOIN sessions AS s ON s.id = u.session_id
+WHERE s.key = $1 AND u.platform_message_id = $2 AND u.role = 'user'
+  AND r.reply_to_id = u.id AND r.role = 'assistant'`, key, platformMessageID, replyID)
+	if err != nil {
+		return fmt.Errorf("set reply id of message %s in session %q: %w", platformMessageID, key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("set reply id of message %s in session %q: %w", platformMessageID, key, ErrNotFound)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -171,5 +172,12 @@ FROM generate_series(1, 100000) g`, s.ID); err != nil {
 		if err != nil || len(ms) != 30 {
 			b.Fatalf("got %d messages, %v", len(ms), err)
 		}
+	}
+}
+
+func TestSetReplyPlatformIDNeedsTheTurn(t *testing.T) {
+	err := db.SetReplyPlatformID(context.Background(), dbtest.New(t), "discord:channel:1", "404", "405")
+	if !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("err = %v, want ErrNotFound", err)
 	}
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,6 +59,16 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 		m.opts.AfterRecord(key, turn)
 	}
 	return nil
+}
+
+// RecordReplyIDs keeps the platform ids of a reply once the adapter has sent
+// it (a long reply is several messages; their ids are kept space-separated,
+// in order) with the turn whose user message is userMessageID.
+func (m *Memory) RecordReplyIDs(ctx context.Context, key SessionKey, userMessageID string, replyIDs []string) error {
+	if userMessageID == "" || len(replyIDs) == 0 {
+		return nil
+	}
+	return db.SetReplyPlatformID(ctx, m.pool, string(key), userMessageID, strings.Join(replyIDs, " "))
 }
 
 func messageParams(sessionID int64, role string, r MessageRecord, at time.Time, replyTo *int64) db.MessageParams {

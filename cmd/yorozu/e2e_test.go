@@ -322,6 +322,9 @@ func TestMentionIsAnsweredStreamedAndKept(t *testing.T) {
 	}
 
 	h.waitCount(t, `SELECT count(*) FROM messages`, 4)
+	// Both sides of the turn carry their Discord ids.
+	h.waitCount(t, `SELECT count(*) FROM messages u JOIN messages r ON r.reply_to_id = u.id
+WHERE u.platform_message_id = '`+q.ID+`' AND r.platform_message_id = '`+got.ID+`'`, 1)
 	h.waitCount(t, `SELECT count(*) FROM api_logs WHERE model = 'qwen3:4b' AND error = '' AND (request->>'stream') IS DISTINCT FROM 'false'`, 2)
 }
 

@@ -114,6 +114,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			RateLimit:  cfg.UserRateLimit,
 			RateWindow: cfg.UserRateWindow,
 			Responder:  a.router,
+			Replies:    a.memory,
 		})
 		if err != nil {
 			return nil, err
