@@ -49,9 +49,13 @@ func (l *Lock) Check(ctx context.Context) error {
 	return nil
 }
 
-// Release gives the lock up by closing its connection.
+// Release gives the lock up and closes its connection. The unlock is
+// explicit: the server ends a closed session in its own time, and the lock
+// must be free for others as soon as Release returns.
 func (l *Lock) Release(ctx context.Context) error {
-	if err := l.conn.Close(ctx); err != nil {
+	_, unlockErr := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key)
+	closeErr := l.conn.Close(ctx)
+	if err := errors.Join(unlockErr, closeErr); err != nil {
 		return fmt.Errorf("release lock %d: %w", l.key, err)
 	}
 	return nil
