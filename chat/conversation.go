@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -83,6 +84,14 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		c.logger().Error("record turn", "session", req.Session, "err", err)
 	}
 	return nil
+}
+
+// with returns a copy of c whose system text ends with extra; handlers such
+// as weather and reminders add their own instructions this way.
+func (c *Conversation) with(extra string) *Conversation {
+	cc := *c
+	cc.System = strings.TrimSpace(c.System + "\n\n" + extra)
+	return &cc
 }
 
 func (c *Conversation) now() time.Time {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
@@ -34,13 +33,11 @@ func NewReminderHandler(c *Conversation, loc *time.Location) (*Reminder, error) 
 
 // Handle answers req with the reminder system text for the current time.
 func (h *Reminder) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
-	c := *h.chat
 	now := req.At
 	if now.IsZero() {
-		now = c.now()
+		now = h.chat.now()
 	}
-	c.System = strings.TrimSpace(c.System + "\n\n" + ReminderSystem(now, h.loc))
-	return c.Handle(ctx, req, emit)
+	return h.chat.with(ReminderSystem(now, h.loc)).Handle(ctx, req, emit)
 }
 
 var weekdaysJa = [...]string{"日曜日", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日"}

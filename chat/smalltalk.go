@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
@@ -50,9 +49,7 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 		}
 		system += fmt.Sprintf("返事の最後に、%sにまつわる「どうでもいいTips」をTipsチャンネルに投稿しておくね、と一言添えてください。Tipsの中身はここでは書かないこと。", about)
 	}
-	c := *s.Chat
-	c.System = strings.TrimSpace(c.System + "\n\n" + system)
-	if err := c.Handle(ctx, req, emit); err != nil {
+	if err := s.Chat.with(system).Handle(ctx, req, emit); err != nil {
 		return err
 	}
 	if s.Tips == nil {

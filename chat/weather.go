@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
@@ -49,7 +48,5 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	} else {
 		system = weatherSystem + weather.Facts(f, now())
 	}
-	c := *w.Chat
-	c.System = strings.TrimSpace(c.System + "\n\n" + system)
-	return c.Handle(ctx, req, emit)
+	return w.Chat.with(system).Handle(ctx, req, emit)
 }
