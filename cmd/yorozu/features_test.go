@@ -17,24 +17,36 @@ import (
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
+// scriptReminder makes the model create a reminder of content due three
+// seconds after it is asked (due_at written in zone), then confirm with
+// confirm. It returns when the reminder falls due.
+func scriptReminder(h *harness, content, confirm string, zone *time.Location) (due func() time.Time) {
+	var mu sync.Mutex
+	var at time.Time
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+			return ollamatest.Text(confirm)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		at = time.Now().Add(3 * time.Second).Truncate(time.Second)
+		return ollamatest.ToolCalls(ollamatest.Call("create_reminder", map[string]any{
+			"content": content, "due_at": at.In(zone).Format(time.RFC3339),
+		}))
+	})
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return at
+	}
+}
+
 // TestReminderEndToEnd: a mention routed to the reminder handler, the model
 // calls create_reminder, and the reminder is delivered in the channel at its
 // time, mentioning only the user.
 func TestReminderEndToEnd(t *testing.T) {
 	h := start(t, nil)
-	var mu sync.Mutex
-	var due time.Time
-	h.handle(func(req api.ChatRequest) ollamatest.Reply {
-		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
-			return ollamatest.Text("リマインダーを登録しました。")
-		}
-		mu.Lock()
-		due = time.Now().Add(3 * time.Second).Truncate(time.Second)
-		mu.Unlock()
-		return ollamatest.ToolCalls(ollamatest.Call("create_reminder", map[string]any{
-			"content": "ゴミ出し @everyone", "due_at": due.In(time.FixedZone("JST", 9*3600)).Format(time.RFC3339),
-		}))
-	})
+	scriptReminder(h, "ゴミ出し @everyone", "リマインダーを登録しました。", time.FixedZone("JST", 9*3600))
 	h.mention(aliceID, "リマインドして、ゴミ出し")
 	h.waitReply(t, 1, equals("リマインダーを登録しました。"))
 
@@ -57,19 +69,7 @@ func TestReminderEndToEnd(t *testing.T) {
 // the next start delivers it, once.
 func TestReminderDueWhileDownIsDeliveredOnceAfterStart(t *testing.T) {
 	h := start(t, nil)
-	var mu sync.Mutex
-	var due time.Time
-	h.handle(func(req api.ChatRequest) ollamatest.Reply {
-		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
-			return ollamatest.Text("登録しました。")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		due = time.Now().Add(3 * time.Second).Truncate(time.Second)
-		return ollamatest.ToolCalls(ollamatest.Call("create_reminder", map[string]any{
-			"content": "会議の準備", "due_at": due.Format(time.RFC3339),
-		}))
-	})
+	due := scriptReminder(h, "会議の準備", "登録しました。", time.UTC)
 	h.mention(aliceID, "リマインドして、会議の準備")
 	h.waitReply(t, 1, equals("登録しました。"))
 	if err := h.stop(); err != nil {
@@ -77,10 +77,7 @@ func TestReminderDueWhileDownIsDeliveredOnceAfterStart(t *testing.T) {
 	}
 
 	// Let the reminder fall due while yorozu is down.
-	mu.Lock()
-	wait := time.Until(due) + time.Second
-	mu.Unlock()
-	time.Sleep(wait)
+	time.Sleep(time.Until(due()) + time.Second)
 	if n := len(h.discord.BotMessages(channelID)); n != 1 {
 		t.Fatalf("%d bot messages while yorozu was down, want only the confirmation", n)
 	}
