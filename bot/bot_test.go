@@ -428,7 +428,7 @@ func TestFailureNotices(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"model not found", fmt.Errorf("chat: model %q: %w (%s)", "qwen3:4b", llm.ErrModelNotFound, "not found"),
+		{"model not found", fmt.Errorf("chat: %w", &llm.ModelNotFoundError{Op: "chat", Model: "qwen3:4b"}),
 			"モデル qwen3:4b が見つかりません。サーバーで `ollama pull qwen3:4b` を実行してください。"},
 		{"ollama unavailable", fmt.Errorf("chat qwen3:4b: %w: dial tcp: connection refused", llm.ErrUnavailable), unavailableReply},
 		{"other error", errors.New("record turn: boom"), genericErrorReply},

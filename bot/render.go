@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -138,39 +138,14 @@ func argsPreview(args string) string {
 // failureNotice is the short message a user sees when a turn failed; the
 // detail goes to the log.
 func failureNotice(err error) string {
-	switch {
-	case errors.Is(err, errStopped), errors.Is(err, context.Canceled):
+	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
 		return stoppedReply
-	case errors.Is(err, llm.ErrModelNotFound):
-		if m := modelName(err.Error()); m != "" {
-			return fmt.Sprintf("モデル %s が見つかりません。サーバーで `ollama pull %s` を実行してください。", m, m)
-		}
-		return "モデルが見つかりません。サーバーで `ollama pull <モデル名>` を実行してください。"
-	case errors.Is(err, llm.ErrUnavailable):
+	}
+	if notice, ok := chat.MissingModelNotice(err); ok {
+		return notice
+	}
+	if errors.Is(err, llm.ErrUnavailable) {
 		return unavailableReply
 	}
 	return genericErrorReply
-}
-
-var (
-	quotedModel = regexp.MustCompile(`"([^"\s]+)"`)
-	taggedModel = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._/-]*:[A-Za-z0-9._-]+`)
-	wordModel   = regexp.MustCompile(`model ([A-Za-z0-9][A-Za-z0-9._/:-]*)`)
-)
-
-// modelName finds the model an ErrModelNotFound message names: a quoted
-// name, else a name:tag, else the word after "model".
-func modelName(msg string) string {
-	if m := quotedModel.FindStringSubmatch(msg); m != nil {
-		return m[1]
-	}
-	if m := taggedModel.FindString(msg); m != "" {
-		return m
-	}
-	for _, m := range wordModel.FindAllStringSubmatch(msg, -1) {
-		if m[1] != "not" {
-			return m[1]
-		}
-	}
-	return ""
 }

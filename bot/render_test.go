@@ -48,10 +48,9 @@ func TestFailureNotice(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"llm style", fmt.Errorf("chat: model %q: %w (x)", "gemma3:12b", llm.ErrModelNotFound), "モデル gemma3:12b が見つかりません"},
-		{"name:tag unquoted", fmt.Errorf("%w: qwen3:4b", llm.ErrModelNotFound), "`ollama pull qwen3:4b`"},
-		{"bare word", fmt.Errorf("model llama3 missing: %w", llm.ErrModelNotFound), "`ollama pull llama3`"},
-		{"no name", llm.ErrModelNotFound, "`ollama pull <モデル名>`"},
+		{"tagged", fmt.Errorf("weather: %w", &llm.ModelNotFoundError{Op: "chat", Model: "gemma3:12b"}), "モデル gemma3:12b が見つかりません。サーバーで `ollama pull gemma3:12b` を実行してください。"},
+		{"no tag", &llm.ModelNotFoundError{Op: "show", Model: "llama3"}, "モデル llama3 が見つかりません。サーバーで `ollama pull llama3` を実行してください。"},
+		{"namespaced", &llm.ModelNotFoundError{Op: "show", Model: "hf.co/user/m:Q4"}, "`ollama pull hf.co/user/m:Q4`"},
 		{"unavailable", fmt.Errorf("chat: %w", llm.ErrUnavailable), unavailableReply},
 		{"stopped", errStopped, stoppedReply},
 		{"other", errors.New("x"), genericErrorReply},

@@ -47,7 +47,7 @@ func (p *Pipeline) Capabilities(ctx context.Context, model string) (Capabilities
 	defer cancel()
 	resp, err := p.client.Show(callCtx, &api.ShowRequest{Model: model})
 	if err != nil {
-		return Capabilities{}, interpretError(ctx, "show", model, err)
+		return Capabilities{}, InterpretError(ctx, "show", model, err)
 	}
 	c = capabilitiesFrom(resp)
 	p.capMu.Lock()

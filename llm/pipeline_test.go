@@ -478,8 +478,11 @@ func TestRunModelNotFound(t *testing.T) {
 		if !errors.Is(err, llm.ErrModelNotFound) {
 			t.Fatalf("err = %v, want ErrModelNotFound", err)
 		}
-		if !strings.Contains(err.Error(), model) {
-			t.Errorf("error %q does not name %s", err, model)
+		if m, ok := llm.MissingModel(err); !ok || m.Model != model {
+			t.Errorf("MissingModel(%v) = %+v, %v; want the model %s", err, m, ok, model)
+		}
+		if want := "ollama pull " + model; !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name the command %q", err, want)
 		}
 		if f, ok := ev.last().(llm.Failed); !ok || f.Err != err {
 			t.Errorf("last event = %#v, want Failed with the error", ev.last())
@@ -495,6 +498,7 @@ func TestRunModelNotFound(t *testing.T) {
 			t.Errorf("after pull: %v", err)
 		}
 	})
+	t.Run("no tag", func(t *testing.T) { check(t, "llama3") })
 	t.Run("removed after capabilities were cached", func(t *testing.T) {
 		srv.RemoveModel("missing:7b")
 		check(t, "missing:7b")

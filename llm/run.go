@@ -281,7 +281,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	case cbErr != nil:
 		err = cbErr
 	case err != nil:
-		err = interpretError(ctx, "chat", req.Model, err)
+		err = InterpretError(ctx, "chat", req.Model, err)
 		if errors.Is(err, ErrModelNotFound) {
 			t.p.forget(req.Model)
 		}

@@ -343,9 +343,14 @@ func TestOllamaDownThenBack(t *testing.T) {
 }
 
 func TestModelNotFoundNamesThePull(t *testing.T) {
-	h := start(t, map[string]string{"DEFAULT_MODEL": "gemma3:27b"})
-	h.mention(aliceID, "こんにちは")
-	h.waitReply(t, 1, func(c string) bool { return strings.Contains(c, "ollama pull gemma3:27b") })
+	for _, m := range []string{"gemma3:27b", "llama3"} {
+		t.Run(m, func(t *testing.T) {
+			h := start(t, map[string]string{"DEFAULT_MODEL": m})
+			h.mention(aliceID, "こんにちは")
+			want := "モデル " + m + " が見つかりません。サーバーで `ollama pull " + m + "` を実行してください。"
+			h.waitReply(t, 1, equals(want))
+		})
+	}
 }
 
 func TestReadiness(t *testing.T) {

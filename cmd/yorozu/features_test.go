@@ -251,3 +251,32 @@ func TestOneGatewayPerToken(t *testing.T) {
 		t.Errorf("%d LLM turns for two mentions, want 2", n)
 	}
 }
+
+// TestJobWithMissingModelNamesThePull: a scheduled job whose model is not
+// pulled fails with the model's name and the command that pulls it, also
+// for a name without a tag.
+func TestJobWithMissingModelNamesThePull(t *testing.T) {
+	h := start(t, map[string]string{"DISCORD_TOKEN": ""}) // only for its fakes and database
+	h.discord.AddWebhook("500000000000000001", "hook-token", channelID)
+	env := map[string]string{
+		"DATABASE_URL":     h.dbURL,
+		"OLLAMA_HOST":      h.ollama.URL(),
+		"DEFAULT_MODEL":    "llama3",
+		"TIPS_WEBHOOK_URL": h.discord.URL() + "api/v10/webhooks/500000000000000001/hook-token",
+		"TIPS_CRON":        "0 12 * * *",
+		"TIMEZONE":         "UTC",
+	}
+	if time.Now().UTC().Hour() == 3 { // no tips in the 03:00 hour
+		env["TIMEZONE"] = "Asia/Tokyo"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"jobs", "run", "tips"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `model "llama3" not found (run: ollama pull llama3)`) {
+		t.Fatalf("jobs run tips with llama3 missing: err = %v", err)
+	}
+	if msgs := h.discord.Messages(channelID); len(msgs) != 0 {
+		t.Errorf("posted %+v without a model", msgs)
+	}
+}

@@ -444,6 +444,7 @@ func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatR
 		Model: req.Model, Request: body, Response: content.String(), Latency: time.Since(started),
 		PromptTokens: metrics.PromptEvalCount, CompletionTokens: metrics.EvalCount, At: started,
 	}
+	err = llm.InterpretError(ctx, "chat", req.Model, err)
 	if err != nil {
 		call.Err = err.Error()
 	}
@@ -451,6 +452,16 @@ func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatR
 		o.logger.Warn("record background llm call", "model", req.Model, "err", rerr)
 	}
 	return err
+}
+
+// Embed reports a missing embedding model as the pipeline does: by name,
+// with the command that pulls it.
+func (o background) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
+	resp, err := o.Client.Embed(ctx, req)
+	if err != nil {
+		return nil, llm.InterpretError(ctx, "embed", req.Model, err)
+	}
+	return resp, nil
 }
 
 // apiLogRecorder keeps every LLM call in api_logs.
