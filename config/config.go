@@ -190,7 +190,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("discord_api_base", c.DiscordAPIBase),
 		slog.String("database_url", secret(c.DatabaseURL)),
 		slog.String("data_dir", c.DataDir),
-		slog.String("ollama_host", c.OllamaHost.String()),
+		slog.String("ollama_host", RedactURL(c.OllamaHost.String())),
 		slog.String("default_model", c.DefaultModel),
 		slog.String("reminder_model", c.ReminderModel),
 		slog.String("weather_notify_model", c.WeatherNotifyModel),
@@ -204,7 +204,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("timezone", c.Location.String()),
 		slog.Any("fetch_allowlist", c.FetchAllowlist),
 		slog.String("search_backend", c.SearchBackend),
-		slog.String("searxng_url", c.SearxngURL),
+		slog.String("searxng_url", RedactURL(c.SearxngURL)),
 		slog.String("tavily_api_key", secret(c.TavilyAPIKey)),
 		slog.String("jma_base_url", c.JMABaseURL),
 		slog.String("weather_area_code", c.WeatherAreaCode),
@@ -315,22 +315,39 @@ func (p *parser) databaseURL(name string) string {
 
 // ollamaHost follows the ollama CLI: a missing scheme means http, a missing
 // port means 11434 without a scheme and the scheme's own port with one.
+// Userinfo (a proxy's basic auth) and a query are kept: the client sends them.
 func (p *parser) ollamaHost(name string) *url.URL {
 	v := p.value(name, "http://127.0.0.1:11434")
 	defaultPort := "11434"
-	scheme, hostport, ok := strings.Cut(v, "://")
+	scheme, rest, ok := strings.Cut(v, "://")
 	switch {
 	case !ok:
-		scheme, hostport = "http", v
+		scheme, rest = "http", v
 	case scheme == "http":
 		defaultPort = "80"
 	case scheme == "https":
 		defaultPort = "443"
 	default:
-		p.fail(name, "must use http or https, got %q", v)
+		p.fail(name, "must use http or https, got %q", RedactURL(v))
 		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}
 	}
-	hostport, path, _ := strings.Cut(hostport, "/")
+	rest, query, _ := strings.Cut(rest, "?")
+	hostport, path, _ := strings.Cut(rest, "/")
+	var user *url.Userinfo
+	if i := strings.LastIndex(hostport, "@"); i >= 0 {
+		info := hostport[:i]
+		hostport = hostport[i+1:]
+		login, pass, hasPass := strings.Cut(info, ":")
+		login, err1 := url.PathUnescape(login)
+		pass, err2 := url.PathUnescape(pass)
+		if err1 != nil || err2 != nil {
+			p.fail(name, "has invalid credentials (escape special characters as %%XX)")
+		}
+		user = url.User(login)
+		if hasPass {
+			user = url.UserPassword(login, pass)
+		}
+	}
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = strings.Trim(hostport, "[]"), defaultPort
@@ -339,14 +356,14 @@ func (p *parser) ollamaHost(name string) *url.URL {
 		}
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		p.fail(name, "has an invalid port in %q", v)
+		p.fail(name, "has an invalid port in %q", RedactURL(v))
 		port = defaultPort
 	}
 	if host == "0.0.0.0" || host == "::" {
 		// A listen-everywhere address (as set for the server) is dialled locally.
 		host = "127.0.0.1"
 	}
-	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	u := &url.URL{Scheme: scheme, User: user, Host: net.JoinHostPort(host, port), RawQuery: query}
 	if path != "" {
 		u.Path = "/" + path
 	}

@@ -227,3 +227,46 @@ func TestSecretsNeverLogged(t *testing.T) {
 		t.Errorf("DATABASE_URL error leaks the password or is missing: %v", err)
 	}
 }
+
+func TestURLSecretsAreMasked(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://user:hunter2@gpu:11434", "http://xxxxx@gpu:11434"},
+		{"https://searx.example/?format=json&token=hunter2", "https://searx.example/?format=json&token=xxxxx"},
+		{"https://searx.example/search?api_key=hunter2&q=x", "https://searx.example/search?api_key=xxxxx&q=x"},
+		{"https://discord.com/api/webhooks/123/hunter2", "https://discord.com/api/webhooks/123/xxxxx"},
+		{"https://example.com/page?q=tokyo", "https://example.com/page?q=tokyo"},
+		{"http://127.0.0.1:11434", "http://127.0.0.1:11434"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	msg := `Post "http://admin:hunter2@gpu:11434/api/chat?key=hunter2": dial tcp: connection refused`
+	if got := RedactURLs(msg); strings.Contains(got, "hunter2") || !strings.Contains(got, "gpu:11434/api/chat") {
+		t.Errorf("RedactURLs(%q) = %q", msg, got)
+	}
+}
+
+func TestURLCredentialsAreUsedButNotLogged(t *testing.T) {
+	c, err := Parse(env(map[string]string{
+		"OLLAMA_HOST":    "https://bot:ollama-pass-secret@gpu.example/ollama?key=ollama-key-secret",
+		"SEARCH_BACKEND": "searxng",
+		"SEARXNG_URL":    "https://searx:searx-pass-secret@searx.example/?token=searx-token-secret",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pass, _ := c.OllamaHost.User.Password(); pass != "ollama-pass-secret" || c.OllamaHost.Host != "gpu.example:443" ||
+		c.OllamaHost.Path != "/ollama" || c.OllamaHost.Query().Get("key") != "ollama-key-secret" {
+		t.Errorf("OLLAMA_HOST parsed as %#v", c.OllamaHost)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("config", "config", c)
+	if strings.Contains(buf.String(), "secret") || !strings.Contains(buf.String(), "gpu.example:443/ollama") {
+		t.Errorf("log: %s", buf.String())
+	}
+	_, err = Parse(env(map[string]string{"OLLAMA_HOST": "http://u:hunter2@h:notaport"}))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("bad OLLAMA_HOST error leaks the password or is missing: %v", err)
+	}
+}

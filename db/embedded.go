@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -48,16 +47,23 @@ const (
 // Embedded is a PostgreSQL server run by this process for installs without
 // DATABASE_URL.
 type Embedded struct {
-	pg   *embeddedpostgres.EmbeddedPostgres
-	port uint32
+	pg      *embeddedpostgres.EmbeddedPostgres
+	port    uint32
+	log     *os.File
+	logPath string
 }
+
+// EmbeddedLogFile is the file under the data directory that receives
+// everything the embedded server and its tools (initdb, pg_ctl) print.
+const EmbeddedLogFile = "postgres.log"
 
 // StartEmbedded starts PostgreSQL with its data under dataDir/postgres,
 // listening on a free port on 127.0.0.1. A new data directory gets the newest
 // PostgreSQL installed on the system (e.g. /usr/lib/postgresql/NN), else the
 // library's download (PostgreSQL 18, its default); an existing one keeps its major version.
-// Server logs go to logOut (nil discards them). It fails fast as root.
-func StartEmbedded(ctx context.Context, dataDir string, logOut io.Writer) (*Embedded, error) {
+// Everything the server, initdb and pg_ctl print is appended to
+// dataDir/postgres.log (LogPath), never to the terminal. It fails fast as root.
+func StartEmbedded(ctx context.Context, dataDir string) (*Embedded, error) {
 	if geteuid() == 0 {
 		return nil, ErrEmbeddedAsRoot
 	}
@@ -71,6 +77,17 @@ func StartEmbedded(ctx context.Context, dataDir string, logOut io.Writer) (*Embe
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("start embedded postgres: %w", err)
 	}
+	logPath := filepath.Join(dataDir, EmbeddedLogFile)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start embedded postgres: open its log: %w", err)
+	}
+	started := false
+	defer func() {
+		if !started {
+			logFile.Close()
+		}
+	}()
 	port, err := freePort()
 	if err != nil {
 		return nil, fmt.Errorf("start embedded postgres: find a free port: %w", err)
@@ -93,8 +110,14 @@ func StartEmbedded(ctx context.Context, dataDir string, logOut io.Writer) (*Embe
 		StartTimeout(timeout).
 		// TCP only: the packaged default socket directory (/var/run/postgresql)
 		// is usually not writable by the user running yorozu.
-		StartParameters(map[string]string{"unix_socket_directories": "", "listen_addresses": "127.0.0.1"}).
-		Logger(logOut)
+		// The server's own log joins initdb's and pg_ctl's in the log file
+		// through its collector (its stderr is the library's temporary file).
+		StartParameters(map[string]string{
+			"unix_socket_directories": "", "listen_addresses": "127.0.0.1",
+			"logging_collector": "on", "log_directory": dataDir, "log_filename": EmbeddedLogFile,
+			"log_file_mode": "0600",
+		}).
+		Logger(logFile)
 	root, version, err := chooseBinaries(filepath.Join(dataDir, "postgres"))
 	if err != nil {
 		return nil, fmt.Errorf("start embedded postgres in %s: %w", dataDir, err)
@@ -105,10 +128,14 @@ func StartEmbedded(ctx context.Context, dataDir string, logOut io.Writer) (*Embe
 	}
 	pg := embeddedpostgres.NewDatabase(cfg)
 	if err := pg.Start(); err != nil {
-		return nil, fmt.Errorf("start embedded postgres in %s: %w", dataDir, err)
+		return nil, fmt.Errorf("start embedded postgres in %s (log: %s): %w", dataDir, logPath, err)
 	}
-	return &Embedded{pg: pg, port: port}, nil
+	started = true
+	return &Embedded{pg: pg, port: port, log: logFile, logPath: logPath}, nil
 }
+
+// LogPath is the file that holds the server's output.
+func (e *Embedded) LogPath() string { return e.logPath }
 
 // URL is the connection string of the embedded server's database.
 func (e *Embedded) URL() string {
@@ -118,7 +145,9 @@ func (e *Embedded) URL() string {
 
 // Stop shuts the server down, waiting for it to exit.
 func (e *Embedded) Stop() error {
-	if err := e.pg.Stop(); err != nil {
+	err := e.pg.Stop()
+	e.log.Close()
+	if err != nil {
 		return fmt.Errorf("stop embedded postgres on port %d: %w", e.port, err)
 	}
 	return nil

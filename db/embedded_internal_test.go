@@ -16,7 +16,7 @@ func TestStartEmbeddedRefusesRoot(t *testing.T) {
 	geteuid = func() int { return 0 }
 
 	dir := t.TempDir()
-	_, err := StartEmbedded(context.Background(), dir, nil)
+	_, err := StartEmbedded(context.Background(), dir)
 	if !errors.Is(err, ErrEmbeddedAsRoot) {
 		t.Fatalf("StartEmbedded as root = %v; want ErrEmbeddedAsRoot", err)
 	}

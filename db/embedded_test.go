@@ -72,10 +72,17 @@ func TestStartEmbedded(t *testing.T) {
 func startEmbeddedAndQuery(t *testing.T, dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var logs bytes.Buffer
-	e, err := db.StartEmbedded(ctx, dir, &logs)
+	// Nothing may reach the terminal: catch what would go to stdout.
+	terminal, err := os.CreateTemp(dir, "stdout")
 	if err != nil {
-		t.Fatalf("StartEmbedded: %v\n%s", err, logs.String())
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = terminal
+	e, err := db.StartEmbedded(ctx, dir)
+	os.Stdout = stdout
+	if err != nil {
+		t.Fatalf("StartEmbedded: %v", err)
 	}
 	stopped := false
 	defer func() {
@@ -85,6 +92,25 @@ func startEmbeddedAndQuery(t *testing.T, dir string) {
 	}()
 	if !strings.HasPrefix(e.URL(), "postgres://") {
 		t.Errorf("URL() = %q", e.URL())
+	}
+	if e.LogPath() != filepath.Join(dir, db.EmbeddedLogFile) {
+		t.Errorf("LogPath() = %q, want it under the data directory", e.LogPath())
+	}
+	// initdb's output and the server's own log land in the file.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(e.LogPath())
+		if bytes.Contains(b, []byte("The files belonging to this database system")) &&
+			bytes.Contains(b, []byte("ready to accept connections")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log file lacks initdb's or the server's output:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(terminal.Name()); len(b) > 0 {
+		t.Errorf("embedded PostgreSQL printed on stdout:\n%s", b)
 	}
 	pool, err := db.Open(ctx, e.URL())
 	if err != nil {
@@ -106,7 +132,7 @@ func startEmbeddedAndQuery(t *testing.T, dir string) {
 	}
 
 	// A second start reuses the data.
-	e2, err := db.StartEmbedded(ctx, dir, nil)
+	e2, err := db.StartEmbedded(ctx, dir)
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
@@ -399,6 +400,37 @@ func TestSecretsStayOutOfTheLog(t *testing.T) {
 		if strings.Contains(h.stderr.String(), s) {
 			t.Errorf("log contains %q:\n%s", s, h.stderr.String())
 		}
+	}
+}
+
+// TestURLSecretsStayOutOfTheLog: OLLAMA_HOST and SEARXNG_URL with
+// credentials work, and neither the start-up line nor the errors that quote
+// the URL (Ollama down) show the password or the key.
+func TestURLSecretsStayOutOfTheLog(t *testing.T) {
+	h := start(t, nil)
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	env := maps.Clone(h.env)
+	env["OLLAMA_HOST"] = strings.Replace(h.ollama.URL(), "http://", "http://yorozu:ollama-pass-secret@", 1) + "?key=ollama-key-secret"
+	env["SEARCH_BACKEND"] = "searxng"
+	env["SEARXNG_URL"] = "https://searx:searx-pass-secret@searx.example/?token=searx-token-secret"
+	h.startRun(t, env)
+	h.script(ollamatest.Text("聞こえます"))
+	h.mention(aliceID, "聞こえますか")
+	h.waitReply(t, 1, equals("聞こえます"))
+	h.ollama.Down()
+	h.mention(aliceID, "まだ聞こえますか")
+	h.waitReply(t, 2, func(c string) bool { return strings.Contains(c, "接続できません") })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	log := h.stderr.String()
+	if !strings.Contains(log, `ollama_host="http://xxxxx@127.0.0.1`) || !strings.Contains(log, "connection refused") {
+		t.Errorf("log lacks the masked host or the failure:\n%s", log)
+	}
+	if strings.Contains(log, "secret") {
+		t.Errorf("log shows a URL secret:\n%s", log)
 	}
 }
 

@@ -386,10 +386,11 @@ func openDatabase(ctx context.Context, cfg *config.Config, stderr io.Writer, log
 	url := cfg.DatabaseURL
 	if url == "" {
 		logger.Info("DATABASE_URL is unset: starting embedded PostgreSQL", "data_dir", cfg.DataDir)
-		e, err := db.StartEmbedded(ctx, cfg.DataDir, stderr)
+		e, err := db.StartEmbedded(ctx, cfg.DataDir)
 		if err != nil {
 			return nil, err
 		}
+		logger.Info("embedded PostgreSQL started; its output goes to a file", "log", e.LogPath())
 		d.embedded, url = e, e.URL()
 	}
 	pool, err := db.Open(ctx, url)

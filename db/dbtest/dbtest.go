@@ -145,7 +145,7 @@ func setup() (*server, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := db.StartEmbedded(ctx, dir, nil)
+		e, err := db.StartEmbedded(ctx, dir)
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			tried = append(tried, fmt.Sprintf("embedded: %v", err))
