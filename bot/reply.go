@@ -50,6 +50,7 @@ type reply struct {
 
 	sent     []sentMessage
 	typingAt time.Time
+	files    []llm.File // sent after the answer's text
 }
 
 func newReply(b *Bot, req chat.Request) *reply {
@@ -68,6 +69,13 @@ func newReply(b *Bot, req chat.Request) *reply {
 // emit is the callback handed to the Responder.
 func (r *reply) emit(ev llm.Event) error {
 	r.mu.Lock()
+	if f, ok := ev.(llm.File); ok {
+		// Files may come after Done (a chart drawn once the answer is in).
+		r.files = append(r.files, f)
+		err := r.fatal
+		r.mu.Unlock()
+		return err
+	}
 	r.view.apply(ev)
 	err := r.fatal
 	r.mu.Unlock()
@@ -261,6 +269,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request) {
 			"author_id", req.AuthorID, "err", failed)
 	}
 	<-rendered
+	if failed == nil && len(r.files) > 0 {
+		r.sendFiles(ctx, req.MessageID)
+	}
 	// The turn is stored by now (the responder returned); add the ids.
 	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {
 		ids := make([]string, len(r.sent))

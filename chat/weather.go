@@ -38,15 +38,25 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	if w.Now != nil {
 		now = w.Now
 	}
+	logger := w.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	system := weatherUnavailable
-	if f, err := w.Forecasts.Forecast(ctx, w.Office); err != nil {
-		logger := w.Logger
-		if logger == nil {
-			logger = slog.Default()
-		}
+	f, err := w.Forecasts.Forecast(ctx, w.Office)
+	if err != nil {
 		logger.Warn("forecast for a weather question", "office", w.Office, "err", err)
 	} else {
 		system = weatherSystem + weather.Facts(f, now())
 	}
-	return w.Chat.with(system).Handle(ctx, req, emit)
+	if err := w.Chat.with(system).Handle(ctx, req, emit); err != nil || f == nil {
+		return err
+	}
+	// The chart follows the answer; without it the answer still stands.
+	png, ok, err := weather.Chart(f, now())
+	if err != nil || !ok {
+		logger.Warn("weather chart not drawn", "office", w.Office, "err", err)
+		return nil
+	}
+	return emit(llm.File{Name: weather.ChartFilename, ContentType: "image/png", Data: png})
 }

@@ -34,6 +34,14 @@ type Thinking struct{ Text string }
 // Text is a chunk of the visible answer, in order. Thinking has been removed.
 type Text struct{ Text string }
 
+// File is a file that goes with the answer, such as the weather chart. An
+// adapter shows it after the answer's text.
+type File struct {
+	Name        string // e.g. forecast.png
+	ContentType string // e.g. image/png
+	Data        []byte
+}
+
 // Done closes a successful turn.
 type Done struct{ Metrics Metrics }
 
@@ -45,6 +53,7 @@ func (ToolStarted) event()  {}
 func (ToolFinished) event() {}
 func (Thinking) event()     {}
 func (Text) event()         {}
+func (File) event()         {}
 func (Done) event()         {}
 func (Failed) event()       {}
 

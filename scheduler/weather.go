@@ -64,6 +64,11 @@ func noPings() *discordgo.MessageAllowedMentions {
 
 // Post sends content.
 func (d Destination) Post(ctx context.Context, content string) error {
+	return d.PostFiles(ctx, content)
+}
+
+// PostFiles sends content with files attached (a chart).
+func (d Destination) PostFiles(ctx context.Context, content string, files ...*discordgo.File) error {
 	timeout := d.Timeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -72,10 +77,10 @@ func (d Destination) Post(ctx context.Context, content string) error {
 	defer cancel()
 	switch {
 	case d.WebhookURL != "":
-		return d.execWebhook(ctx, content)
+		return d.execWebhook(ctx, content, files)
 	case d.ChannelID != "" && d.Discord != nil:
 		_, err := d.Discord.ChannelMessageSendComplex(d.ChannelID, &discordgo.MessageSend{
-			Content: content, AllowedMentions: noPings(),
+			Content: content, AllowedMentions: noPings(), Files: files,
 		}, discordgo.WithContext(ctx))
 		if err != nil {
 			return fmt.Errorf("post to channel %s: %w", d.ChannelID, err)
@@ -85,10 +90,17 @@ func (d Destination) Post(ctx context.Context, content string) error {
 	return errors.New("post: no webhook or channel configured")
 }
 
-func (d Destination) execWebhook(ctx context.Context, content string) error {
-	body, err := json.Marshal(&discordgo.WebhookParams{Content: content, AllowedMentions: noPings()})
+func (d Destination) execWebhook(ctx context.Context, content string, files []*discordgo.File) error {
+	params := &discordgo.WebhookParams{Content: content, AllowedMentions: noPings()}
+	contentType, body := "application/json", []byte(nil)
+	var err error
+	if len(files) > 0 {
+		contentType, body, err = discordgo.MultipartBodyWithJSON(params, files)
+	} else {
+		body, err = json.Marshal(params)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("post to webhook: encode: %w", err)
 	}
 	u := d.WebhookURL
 	if strings.Contains(u, "?") {
@@ -101,7 +113,7 @@ func (d Destination) execWebhook(ctx context.Context, content string) error {
 		// The URL holds the webhook token: never quote it.
 		return errors.New("post to webhook: invalid webhook URL")
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	hc := d.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
@@ -204,26 +216,39 @@ func (w *Weather) Register(s *Scheduler) error {
 // already posted (or being posted by another process) is skipped. It is a
 // JobFunc.
 func (w *Weather) Run(ctx context.Context, at time.Time) error {
+	var chart []*discordgo.File
 	return runSlot(ctx, w.o.DB, JobWeather, at, w.o.Logger, func(ctx context.Context) (string, error) {
-		return w.content(ctx), nil
-	}, w.o.Dest.Post)
+		var text string
+		text, chart = w.content(ctx)
+		return text, nil
+	}, func(ctx context.Context, text string) error {
+		return w.o.Dest.PostFiles(ctx, text, chart...)
+	})
 }
 
-// content is the post: the forecast with a comment, the facts alone when
-// the model fails, or a notice when JMA stays down.
-func (w *Weather) content(ctx context.Context) string {
+// content is the post: the forecast with a comment and its chart, the
+// facts alone when the model fails, or a notice (and no chart) when JMA
+// stays down.
+func (w *Weather) content(ctx context.Context) (string, []*discordgo.File) {
 	f, err := w.fetch(ctx)
 	now := w.o.Now()
 	if err != nil {
 		w.o.Logger.Error("forecast unavailable", "office", w.o.Office, "attempts", w.o.FetchAttempts, "err", err)
-		return weather.UnavailablePost(now)
+		return weather.UnavailablePost(now), nil
 	}
 	day, ok := f.Target(now)
 	if !ok {
 		w.o.Logger.Error("forecast has no day to post", "office", w.o.Office, "report", f.ReportTime)
-		return weather.UnavailablePost(now)
+		return weather.UnavailablePost(now), nil
 	}
-	return weather.FormatPost(f, day, w.comment(ctx, f, day))
+	text := weather.FormatPost(f, day, w.comment(ctx, f, day))
+	png, ok, err := weather.Chart(f, now)
+	if err != nil || !ok {
+		// The text stands on its own: post it without the chart.
+		w.o.Logger.Warn("weather chart not drawn", "office", w.o.Office, "err", err)
+		return text, nil
+	}
+	return text, []*discordgo.File{{Name: weather.ChartFilename, ContentType: "image/png", Reader: bytes.NewReader(png)}}
 }
 
 func (w *Weather) fetch(ctx context.Context) (*weather.Forecast, error) {

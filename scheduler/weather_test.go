@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
@@ -132,6 +134,7 @@ func TestWeatherPostsThroughWebhookWithComment(t *testing.T) {
 			t.Errorf("post lacks %q", s)
 		}
 	}
+	assertChart(t, m)
 	if m.WebhookID != "900" || m.AllowedMentions == nil || m.AllowedMentions.Parse == nil || len(m.AllowedMentions.Parse) != 0 {
 		t.Errorf("webhook %q allowed mentions %+v; want the webhook, parse []", m.WebhookID, m.AllowedMentions)
 	}
@@ -166,6 +169,7 @@ func TestWeatherChannelPostFactsAloneWhenLLMDown(t *testing.T) {
 	if want := expectedPost(t, "forecast_130000_05.json", "2025-06-10 19:00", ""); msgs[0].Content != want {
 		t.Errorf("post\n%s\nwant\n%s", msgs[0].Content, want)
 	}
+	assertChart(t, msgs[0])
 	if !strings.HasPrefix(msgs[0].Content, "**6月11日(水)") {
 		t.Errorf("evening post is not about tomorrow: %q", msgs[0].Content)
 	}
@@ -187,6 +191,9 @@ func TestWeatherJMADownRetriesThenSaysUnavailable(t *testing.T) {
 	msgs := e.discord.Messages("555")
 	if len(msgs) != 1 || msgs[0].Content != weather.UnavailablePost(fixedNow("2025-06-10 06:30")()) {
 		t.Fatalf("messages %+v, want the unavailable notice", msgs)
+	}
+	if n := len(msgs[0].Attachments); n != 0 {
+		t.Errorf("the unavailable notice carries %d attachments, want no chart", n)
 	}
 	if e.ollama.ChatCalls() != 0 {
 		t.Error("the model was asked to comment on no forecast")
@@ -292,5 +299,25 @@ func TestWeatherPeriodicOncePerSlotAcrossTwoProcesses(t *testing.T) {
 	// Runnable by name, now.
 	if err := scheds[0].RunNow(ctx, JobWeather); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// assertChart checks that a post carries the forecast chart: one PNG of the
+// chart's size.
+func assertChart(t *testing.T, m discordtest.Message) {
+	t.Helper()
+	if len(m.Attachments) != 1 {
+		t.Fatalf("post has %d attachments, want the chart", len(m.Attachments))
+	}
+	a := m.Attachments[0]
+	if a.Filename != weather.ChartFilename || a.ContentType != "image/png" {
+		t.Errorf("attachment %q (%s), want %s image/png", a.Filename, a.ContentType, weather.ChartFilename)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(a.Data))
+	if err != nil {
+		t.Fatalf("chart is not a PNG: %v", err)
+	}
+	if cfg.Width != weather.ChartWidth || cfg.Height != weather.ChartHeight {
+		t.Errorf("chart is %dx%d, want %dx%d", cfg.Width, cfg.Height, weather.ChartWidth, weather.ChartHeight)
 	}
 }

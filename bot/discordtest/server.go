@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -56,7 +58,15 @@ type Message struct {
 	Reference       *discordgo.MessageReference
 	AllowedMentions *discordgo.MessageAllowedMentions
 	WebhookID       string
+	Attachments     []Attachment // files uploaded with the message
 	Edits           int
+}
+
+// Attachment is a file sent with a message as multipart/form-data.
+type Attachment struct {
+	Filename    string
+	ContentType string
+	Data        []byte
 }
 
 type failure struct {
@@ -101,6 +111,7 @@ type Server struct {
 	nonces     map[string]nonceEntry
 	rules      []*rateRule
 	webhooks   map[string]webhook
+	uploads    []Attachment // files of the request being routed
 	commands   []*discordgo.ApplicationCommand
 	responses  []InteractionResponse
 	conns      map[*gatewayConn]bool
@@ -398,14 +409,22 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := strings.TrimPrefix(r.URL.Path, loc)
-	body, _ := io.ReadAll(r.Body)
+	body, files, err := readBody(r)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		json.NewEncoder(w).Encode(map[string]any{"message": "Invalid Form Body: " + err.Error(), "code": 50035})
+		return
+	}
 	var raw json.RawMessage
 	if json.Valid(body) {
 		raw = body
 	}
 
 	s.mu.Lock()
+	s.uploads = files
 	res := s.routeLocked(r, path, raw)
+	s.uploads = nil
 	c := Call{Method: r.Method, Path: path, Body: raw, Status: res.status, Time: time.Now()}
 	if res.msg != nil {
 		c.MessageID, c.Content = res.msg.ID, res.msg.Content
@@ -428,6 +447,41 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(res.status)
 	json.NewEncoder(w).Encode(out)
+}
+
+// readBody returns a request's JSON body; for multipart/form-data (a
+// message with files) that is the payload_json part, and the files[n] parts
+// are returned beside it, as Discord reads them.
+func readBody(r *http.Request) (json.RawMessage, []Attachment, error) {
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		b, err := io.ReadAll(r.Body)
+		return b, nil, err
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	var body json.RawMessage
+	var files []Attachment
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return body, files, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("multipart: %w", err)
+		}
+		data, err := io.ReadAll(part)
+		if err != nil {
+			return nil, nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
+		}
+		switch name := part.FormName(); {
+		case name == "payload_json":
+			body = data
+		case strings.HasPrefix(name, "files["):
+			files = append(files, Attachment{Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Data: data})
+		default:
+			return nil, nil, fmt.Errorf("unknown form field %q", name)
+		}
+	}
 }
 
 func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage) response {
@@ -566,7 +620,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	if in.Content != nil {
 		content = *in.Content
 	}
-	if r := checkContent(content, len(in.Embeds)); r.status != 0 {
+	if r := checkContent(content, len(in.Embeds)+len(s.uploads)); r.status != 0 {
 		return r
 	}
 	nonce := strings.Trim(string(in.Nonce), `"`)
@@ -585,6 +639,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	m := &Message{
 		ID: s.newIDLocked(), ChannelID: channelID, AuthorID: authorID, Content: content,
 		Reference: in.MessageReference, AllowedMentions: in.AllowedMentions, WebhookID: webhookID,
+		Attachments: s.uploads,
 	}
 	s.storeLocked(m)
 	if in.EnforceNonce && nonce != "" {

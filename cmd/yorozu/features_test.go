@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,11 +130,49 @@ func TestWeatherJobRunsOnceNow(t *testing.T) {
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Content, "洗濯指数") || !strings.Contains(msgs[0].Content, "出典：気象庁") || !strings.Contains(msgs[0].Content, "洗濯日和ですね！") {
 		t.Fatalf("weather post = %+v", msgs)
 	}
+	if a := msgs[0].Attachments; len(a) != 1 || a[0].ContentType != "image/png" {
+		t.Errorf("weather post attachments %+v, want the PNG chart", a)
+	}
 
 	// A job that is not configured says which variable turns it on.
 	err := run(ctx, []string{"jobs", "run", "tips"}, func(k string) string { return env[k] }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "TIPS_WEBHOOK_URL") {
 		t.Errorf("jobs run tips without a destination: %v", err)
+	}
+}
+
+// TestWeatherQuestionGetsTheChart: a weather question in Discord is
+// answered from the JMA forecast, and the chart of the same forecast
+// follows the answer as a PNG reply; the scheduled post carries it too.
+func TestWeatherQuestionGetsTheChart(t *testing.T) {
+	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
+	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
+			w.Write(forecast)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer jma.Close()
+	h := start(t, map[string]string{"JMA_BASE_URL": jma.URL + "/bosai/"})
+	h.script(ollamatest.Text("明日は午後から雨の予報です。"))
+
+	q := h.mention(aliceID, "明日の天気は？")
+	h.waitReply(t, 1, equals("明日は午後から雨の予報です。"))
+	chart := h.waitReply(t, 2, func(string) bool { return true })
+	if len(chart.Attachments) != 1 {
+		t.Fatalf("second reply has %d attachments, want the chart", len(chart.Attachments))
+	}
+	a := chart.Attachments[0]
+	cfg, err := png.DecodeConfig(bytes.NewReader(a.Data))
+	if err != nil || a.Filename != "forecast.png" || cfg.Width != 960 || cfg.Height != 480 {
+		t.Fatalf("attachment %q: %dx%d, %v; want forecast.png 960x480", a.Filename, cfg.Width, cfg.Height, err)
+	}
+	if chart.Reference == nil || chart.Reference.MessageID != q.ID {
+		t.Errorf("the chart does not reply to the question: %+v", chart.Reference)
+	}
+	if n := len(h.turns()); n != 1 {
+		t.Errorf("the chart cost %d LLM calls, want the answer's 1", n)
 	}
 }
 
