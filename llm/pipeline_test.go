@@ -361,6 +361,48 @@ func TestRunToolResultsTrimmed(t *testing.T) {
 	}
 }
 
+// TestRunToolResultsTrimmedAcrossRounds: the 24,000 characters are for all
+// tool results of the turn, however many rounds it takes; page-info footers
+// survive every cut.
+func TestRunToolResultsTrimmedAcrossRounds(t *testing.T) {
+	srv := newServer(t)
+	srv.Handle(func(req api.ChatRequest) ollamatest.Reply {
+		if len(req.Tools) > 0 {
+			return ollamatest.ToolCalls(ollamatest.Call("page", map[string]any{"q": "a"}), ollamatest.Call("page", map[string]any{"q": "b"}))
+		}
+		return ollamatest.Text("まとめました")
+	})
+	const footer = "\n---page-info---\nhas_more: true\nnext_token: abc"
+	long := strings.Repeat("長い文章です。", 2000) + footer
+	ts := newTools(func(string, map[string]any) (string, error) { return long, nil }, "page")
+	if _, err := newPipeline(srv, nil).Run(t.Context(), llm.Request{Model: toolModel, Messages: userMsg("読んで"), Tools: ts}, (&events{}).emit); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	total, results := 0, 0
+	for _, m := range last {
+		if m.Role != "tool" {
+			continue
+		}
+		results++
+		total += runes(m.Content)
+		if !strings.HasSuffix(m.Content, llm.TruncationMarker+footer) {
+			t.Errorf("result %d lost its cut marker or footer: …%q", results, m.Content[max(0, len(m.Content)-80):])
+		}
+	}
+	if results != 2*llm.MaxToolRounds {
+		t.Fatalf("%d tool results in the last request, want %d", results, 2*llm.MaxToolRounds)
+	}
+	// Footers are kept whole even once the budget is spent.
+	if limit := llm.MaxTurnChars + results*runes(llm.TruncationMarker+footer); total > limit {
+		t.Errorf("the turn's tool results total %d runes, over %d", total, limit)
+	}
+	if total < llm.MaxTurnChars/2 {
+		t.Errorf("the turn's tool results total only %d runes: the budget was not used", total)
+	}
+}
+
 func TestRunToolRoundCap(t *testing.T) {
 	srv := newServer(t)
 	srv.Handle(func(req api.ChatRequest) ollamatest.Reply {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -64,6 +65,9 @@ type turn struct {
 	freshCall bool
 	// unrecorded are the calls made so far, for the Recorder.
 	unrecorded []func()
+	// toolChars is what the tool results sent back so far add up to
+	// (runes), against MaxTurnChars.
+	toolChars int
 }
 
 // recordCalls hands every call of the turn to the Recorder.
@@ -207,7 +211,10 @@ func (t *turn) runTools(ctx context.Context, calls []api.ToolCall) error {
 		}
 		results[i] = out
 	}
-	trimmed := TrimResults(results)
+	trimmed := TrimResults(results, MaxTurnChars-t.toolChars)
+	for _, r := range trimmed {
+		t.toolChars += utf8.RuneCountInString(r)
+	}
 	for i, c := range calls {
 		if err := t.send(ToolFinished{Name: c.Function.Name, Result: trimmed[i], Err: errs[i], Duration: durations[i]}); err != nil {
 			return err

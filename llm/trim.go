@@ -11,8 +11,9 @@ import (
 const (
 	// MaxResultChars caps each tool result (stage 2).
 	MaxResultChars = 6000
-	// MaxRoundChars caps the results of one tool round together (stage 3).
-	MaxRoundChars = 24000
+	// MaxTurnChars caps all tool results of one turn together, across its
+	// rounds (stage 3).
+	MaxTurnChars = 24000
 	// TruncationMarker ends a result that was cut, before any page-info footer.
 	TruncationMarker = "…[tool result truncated]"
 	// PageInfoLine starts the footer of a paged result; the footer is never cut.
@@ -20,12 +21,14 @@ const (
 )
 
 // TrimResults applies stages 2 and 3 to the results of one tool round:
-// each result is cut to MaxResultChars, then, when they still exceed
-// MaxRoundChars together, each is cut further in proportion to its length
-// so the total fits. Results too short to be worth cutting (at most twice
-// the marker) are left whole, so a short "Error: …" stays readable. The
+// each result is cut to MaxResultChars, then, when they still exceed budget
+// together (what the turn's results may still use of MaxTurnChars), each is
+// cut further in proportion to its length so the total fits. Results too
+// short to be worth cutting (at most twice the marker) are left whole, so a
+// short "Error: …" stays readable, and a ---page-info--- footer is never
+// cut, so a round past the budget still tells the model how to go on. The
 // returned slice is new; results is not modified.
-func TrimResults(results []string) []string {
+func TrimResults(results []string, budget int) []string {
 	out := make([]string, len(results))
 	lens := make([]int, len(results))
 	total := 0
@@ -34,11 +37,11 @@ func TrimResults(results []string) []string {
 		lens[i] = utf8.RuneCountInString(out[i])
 		total += lens[i]
 	}
-	if total <= MaxRoundChars {
+	if total <= budget {
 		return out
 	}
 	small := 2 * utf8.RuneCountInString(TruncationMarker)
-	budget, cuttable := MaxRoundChars, 0
+	cuttable := 0
 	for _, n := range lens {
 		if n <= small {
 			budget -= n

@@ -133,20 +133,20 @@ func TestTrimResults(t *testing.T) {
 			maxTotal: llm.MaxResultChars + 2,
 		},
 		{
-			name:     "round over 24000 cut proportionally",
+			name:     "results over 24000 cut proportionally",
 			in:       []string{words(6000), words(6000), words(6000), words(6000), words(6000), words(3000)},
-			maxTotal: llm.MaxRoundChars,
+			maxTotal: llm.MaxTurnChars,
 		},
 		{
 			name:     "short error result stays readable in a full round",
 			in:       []string{words(6000), words(6000), words(6000), words(6000), words(6000), "Error: not found"},
 			wantLens: []int{-1, -1, -1, -1, -1, runes("Error: not found")},
-			maxTotal: llm.MaxRoundChars,
+			maxTotal: llm.MaxTurnChars,
 		},
 		{
 			name:       "footers survive both stages",
 			in:         []string{words(9000) + footer, words(9000) + footer, words(9000) + footer, words(9000) + footer, words(9000) + footer},
-			maxTotal:   llm.MaxRoundChars,
+			maxTotal:   llm.MaxTurnChars,
 			keepFooter: []bool{true, true, true, true, true},
 		},
 		{
@@ -158,7 +158,7 @@ func TestTrimResults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := append([]string(nil), tc.in...)
-			got := llm.TrimResults(tc.in)
+			got := llm.TrimResults(tc.in, llm.MaxTurnChars)
 			if len(got) != len(in) {
 				t.Fatalf("got %d results, want %d", len(got), len(in))
 			}
@@ -188,5 +188,25 @@ func TestTrimResults(t *testing.T) {
 				t.Errorf("total %d runes, over %d", total, tc.maxTotal)
 			}
 		})
+	}
+}
+
+func TestTrimResultsWithinWhatIsLeft(t *testing.T) {
+	words := strings.Repeat("word ", 1000)
+	got := llm.TrimResults([]string{words, words, "Error: x", words + footer}, 3000)
+	total := 0
+	for _, r := range got {
+		total += runes(r)
+	}
+	if total > 3000 {
+		t.Errorf("total %d runes, over the 3000 left", total)
+	}
+	if got[2] != "Error: x" || !strings.HasSuffix(got[3], llm.TruncationMarker+footer) {
+		t.Errorf("short result or footer not kept: %q, …%q", got[2], got[3][max(0, len(got[3])-80):])
+	}
+	// Nothing left: results become the marker, footers still whole.
+	got = llm.TrimResults([]string{words, words + footer}, 0)
+	if got[0] != llm.TruncationMarker || got[1] != llm.TruncationMarker+footer {
+		t.Errorf("with no budget left: %q", got)
 	}
 }
