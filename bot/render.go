@@ -20,6 +20,7 @@ const (
 	unavailableReply  = "LLMサーバー（Ollama）に接続できません。しばらくしてからもう一度お試しください。"
 	genericErrorReply = "ごめんなさい、エラーで答えられませんでした。しばらくしてからもう一度お試しください。"
 	stoppedReply      = "（ボットの停止のため、回答を中断しました）"
+	turnTimeoutReply  = "（時間がかかりすぎたため、回答をここで打ち切りました。質問を短くするか、もう一度お試しください）"
 )
 
 // errStopped cuts a turn that was still running when the bot stopped.
@@ -138,6 +139,9 @@ func argsPreview(args string) string {
 // failureNotice is the short message a user sees when a turn failed; the
 // detail goes to the log.
 func failureNotice(err error) string {
+	if errors.Is(err, chat.ErrTurnTimeout) {
+		return turnTimeoutReply
+	}
 	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
 		return stoppedReply
 	}

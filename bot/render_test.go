@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -53,6 +55,7 @@ func TestFailureNotice(t *testing.T) {
 		{"namespaced", &llm.ModelNotFoundError{Op: "show", Model: "hf.co/user/m:Q4"}, "`ollama pull hf.co/user/m:Q4`"},
 		{"unavailable", fmt.Errorf("chat: %w", llm.ErrUnavailable), unavailableReply},
 		{"stopped", errStopped, stoppedReply},
+		{"turn timeout", fmt.Errorf("%w after 5m0s: chat qwen3:4b: %w", chat.ErrTurnTimeout, context.DeadlineExceeded), turnTimeoutReply},
 		{"other", errors.New("x"), genericErrorReply},
 	}
 	for _, tc := range tests {

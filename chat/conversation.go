@@ -60,10 +60,9 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		MessageID: req.MessageID,
 		Text:      req.Text,
 	})
-	res, err := c.Pipeline.Run(ctx, llm.Request{Model: c.Model, Messages: msgs, Tools: c.Tools}, emit)
-	if err != nil {
-		return err
-	}
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: c.Model, Messages: msgs, Tools: c.Tools}, emit)
+	// A failed turn is kept too (the user's message, and whatever part of
+	// the answer was written), so the next turn has it in context.
 	at := req.At
 	if at.IsZero() {
 		at = c.now()
@@ -83,7 +82,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if err := c.Store.Record(context.WithoutCancel(ctx), key, turn); err != nil {
 		c.logger().Error("record turn", "session", req.Session, "err", err)
 	}
-	return nil
+	return runErr
 }
 
 // with returns a copy of c whose system text ends with extra; handlers such

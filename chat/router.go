@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
 )
@@ -41,7 +42,14 @@ type route struct {
 type Router struct {
 	routes   []route
 	fallback Handler
+	// TurnTimeout bounds each turn (TURN_TIMEOUT); 0 means no bound. A turn
+	// past it ends with an error matching ErrTurnTimeout, in its Failed
+	// event too, so the adapter keeps what was written and adds a note.
+	TurnTimeout time.Duration
 }
+
+// ErrTurnTimeout ends a turn that ran past the router's TurnTimeout.
+var ErrTurnTimeout = errors.New("turn timed out")
 
 // NewRouter returns a router that sends every request to fallback until
 // routes are added.
@@ -87,5 +95,25 @@ func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) 
 		return errors.New("respond: router has no chat handler")
 	}
 	_, h := r.Match(req.Text)
-	return h.Handle(ctx, req, emit)
+	if r.TurnTimeout <= 0 {
+		return h.Handle(ctx, req, emit)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, r.TurnTimeout, ErrTurnTimeout)
+	defer cancel()
+	timedOut := func(err error) error {
+		if err != nil && !errors.Is(err, ErrTurnTimeout) && errors.Is(context.Cause(ctx), ErrTurnTimeout) {
+			return fmt.Errorf("%w after %s: %w", ErrTurnTimeout, r.TurnTimeout, err)
+		}
+		return err
+	}
+	inner := emit
+	if inner == nil {
+		inner = func(llm.Event) error { return nil }
+	}
+	return timedOut(h.Handle(ctx, req, func(ev llm.Event) error {
+		if f, ok := ev.(llm.Failed); ok {
+			ev = llm.Failed{Err: timedOut(f.Err)}
+		}
+		return inner(ev)
+	}))
 }

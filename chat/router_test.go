@@ -2,7 +2,11 @@ package chat
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
 )
@@ -49,5 +53,40 @@ func TestRouterOrder(t *testing.T) {
 	}
 	if err := r.Add("weather", WeatherKeywords, named("x", &got)); err == nil {
 		t.Error("adding a route twice should fail")
+	}
+}
+
+func TestRouterTurnTimeout(t *testing.T) {
+	var events []llm.Event
+	r := NewRouter(HandlerFunc(func(ctx context.Context, _ Request, emit func(llm.Event) error) error {
+		if err := emit(llm.Text{Text: "途中まで"}); err != nil {
+			return err
+		}
+		<-ctx.Done() // a model that never finishes
+		err := fmt.Errorf("chat m: %w", ctx.Err())
+		_ = emit(llm.Failed{Err: err})
+		return err
+	}))
+	r.TurnTimeout = 20 * time.Millisecond
+	err := r.Respond(t.Context(), Request{Text: "hi"}, func(ev llm.Event) error {
+		events = append(events, ev)
+		return nil
+	})
+	if !errors.Is(err, ErrTurnTimeout) || !strings.Contains(err.Error(), "turn timed out after 20ms") {
+		t.Fatalf("err = %v, want ErrTurnTimeout naming the limit", err)
+	}
+	if len(events) != 2 {
+		t.Fatalf("events = %#v", events)
+	}
+	if f, ok := events[1].(llm.Failed); !ok || !errors.Is(f.Err, ErrTurnTimeout) {
+		t.Errorf("Failed event = %#v, want it to carry ErrTurnTimeout", events[1])
+	}
+
+	// A turn that ends in time is untouched; a caller's cancel is not a timeout.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	r.TurnTimeout = time.Hour
+	if err := r.Respond(ctx, Request{Text: "hi"}, nil); errors.Is(err, ErrTurnTimeout) || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled turn: err = %v", err)
 	}
 }

@@ -107,6 +107,16 @@ type Config struct {
 	// ReminderMaxPending is how many pending reminders one user may have
 	// (REMINDER_MAX_PENDING, default 50).
 	ReminderMaxPending int
+
+	// ToolTimeout bounds one tool call, MCP tools included (TOOL_TIMEOUT,
+	// default 60s).
+	ToolTimeout time.Duration
+	// TurnTimeout bounds one turn, from its start to the end of the answer
+	// (TURN_TIMEOUT, default 5m).
+	TurnTimeout time.Duration
+	// APILogRetention is how long model call logs are kept
+	// (API_LOG_RETENTION, default 30d).
+	APILogRetention time.Duration
 }
 
 // Parse reads the configuration from getenv (os.Getenv in production, a map
@@ -147,6 +157,13 @@ func Parse(getenv func(string) string) (*Config, error) {
 
 		ReminderMaxAheadDays: p.intRange("REMINDER_MAX_AHEAD_DAYS", 365, 1, 3650),
 		ReminderMaxPending:   p.intRange("REMINDER_MAX_PENDING", 50, 1, 100_000),
+
+		ToolTimeout:     p.duration("TOOL_TIMEOUT", 60*time.Second, 100*time.Millisecond, time.Hour),
+		TurnTimeout:     p.duration("TURN_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
+		APILogRetention: p.duration("API_LOG_RETENTION", 30*24*time.Hour, time.Hour, 100*365*24*time.Hour),
+	}
+	if c.ToolTimeout > c.TurnTimeout {
+		p.fail("TOOL_TIMEOUT", "(%s) must not be longer than TURN_TIMEOUT (%s)", c.ToolTimeout, c.TurnTimeout)
 	}
 	c.WeatherNotifyModel = p.str("WEATHER_NOTIFY_MODEL", c.DefaultModel)
 	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
@@ -216,6 +233,9 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("tips_channel_id", c.TipsChannelID),
 		slog.Int("reminder_max_ahead_days", c.ReminderMaxAheadDays),
 		slog.Int("reminder_max_pending", c.ReminderMaxPending),
+		slog.Duration("tool_timeout", c.ToolTimeout),
+		slog.Duration("turn_timeout", c.TurnTimeout),
+		slog.Duration("api_log_retention", c.APILogRetention),
 	)
 }
 
@@ -485,6 +505,29 @@ func (p *parser) rate(name, def string) (int, time.Duration) {
 		}
 	}
 	return n, window
+}
+
+// duration parses a Go duration ("90s", "5m", "1h30m") or a number of days
+// ("30d") between lo and hi.
+func (p *parser) duration(name string, def, lo, hi time.Duration) time.Duration {
+	v := p.value(name, "")
+	if v == "" {
+		return def
+	}
+	var d time.Duration
+	var err error
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(v)
+	}
+	if err != nil || d < lo || d > hi {
+		p.fail(name, "must be a duration from %s to %s such as 90s, 5m or 30d, got %q", lo, hi, v)
+		return def
+	}
+	return d
 }
 
 // mcpServers accepts the JSON list itself or the path of a file holding it.

@@ -43,6 +43,9 @@ func TestParseDefaults(t *testing.T) {
 		{"TIPS_CRON", c.TipsCron, "0 */3 * * *"},
 		{"REMINDER_MAX_AHEAD_DAYS", c.ReminderMaxAheadDays, 365},
 		{"REMINDER_MAX_PENDING", c.ReminderMaxPending, 50},
+		{"TOOL_TIMEOUT", c.ToolTimeout, 60 * time.Second},
+		{"TURN_TIMEOUT", c.TurnTimeout, 5 * time.Minute},
+		{"API_LOG_RETENTION", c.APILogRetention, 30 * 24 * time.Hour},
 		{"weather off", c.WeatherEnabled(), false},
 		{"tips off", c.TipsEnabled(), false},
 	}
@@ -72,9 +75,15 @@ func TestParseValues(t *testing.T) {
 		"MCP_SERVERS":          mcpFile,
 		"TIPS_CHANNEL_ID":      "123456789012345678",
 		"DISCORD_TOKEN":        "token",
+		"TOOL_TIMEOUT":         "90s",
+		"TURN_TIMEOUT":         "10m",
+		"API_LOG_RETENTION":    "7d",
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.ToolTimeout != 90*time.Second || c.TurnTimeout != 10*time.Minute || c.APILogRetention != 7*24*time.Hour {
+		t.Errorf("TOOL_TIMEOUT %s TURN_TIMEOUT %s API_LOG_RETENTION %s", c.ToolTimeout, c.TurnTimeout, c.APILogRetention)
 	}
 	if c.DiscordAPIBase != "http://127.0.0.1:9999/" {
 		t.Errorf("DISCORD_API_BASE = %q, want a trailing slash", c.DiscordAPIBase)
@@ -148,6 +157,13 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"TIPS_CRON", "61 * * * *"},
 		{"REMINDER_MAX_AHEAD_DAYS", "0"},
 		{"REMINDER_MAX_PENDING", "x"},
+		{"TOOL_TIMEOUT", "forever"},
+		{"TOOL_TIMEOUT", "0s"},
+		{"TOOL_TIMEOUT", "2h"},
+		{"TURN_TIMEOUT", "-5m"},
+		{"TURN_TIMEOUT", "500ms"},
+		{"API_LOG_RETENTION", "30 days"},
+		{"API_LOG_RETENTION", "10m"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tc.name: tc.value}))
@@ -182,6 +198,13 @@ func TestChannelPostsNeedTheBot(t *testing.T) {
 		if _, err := Parse(env(e)); err != nil {
 			t.Errorf("%v: %v", e, err)
 		}
+	}
+}
+
+func TestToolTimeoutFitsTheTurn(t *testing.T) {
+	_, err := Parse(env(map[string]string{"TOOL_TIMEOUT": "10m", "TURN_TIMEOUT": "5m"}))
+	if err == nil || !strings.Contains(err.Error(), "TOOL_TIMEOUT") || !strings.Contains(err.Error(), "TURN_TIMEOUT") {
+		t.Errorf("a tool timeout longer than the turn: err = %v", err)
 	}
 }
 

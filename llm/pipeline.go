@@ -18,6 +18,10 @@ const MaxToolRounds = 5
 // DefaultCallTimeout bounds each call to Ollama when Options.CallTimeout is 0.
 const DefaultCallTimeout = 5 * time.Minute
 
+// DefaultToolTimeout bounds each tool call when Options.ToolTimeout is 0
+// (TOOL_TIMEOUT).
+const DefaultToolTimeout = 60 * time.Second
+
 // ChatClient is the part of the Ollama API the pipeline uses; *api.Client
 // satisfies it.
 type ChatClient interface {
@@ -65,6 +69,10 @@ type Options struct {
 	// CallTimeout bounds each call to Ollama (show, one streamed chat).
 	// Default DefaultCallTimeout.
 	CallTimeout time.Duration
+	// ToolTimeout bounds each tool call (TOOL_TIMEOUT); a call past it
+	// returns "Error: <tool> timed out after …" to the model and the turn
+	// goes on. Default DefaultToolTimeout.
+	ToolTimeout time.Duration
 	// Logger receives recorder failures. Default slog.Default().
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -78,6 +86,7 @@ type Pipeline struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	callTimeout time.Duration
+	toolTimeout time.Duration
 	queue       *queue
 
 	capMu sync.Mutex
@@ -92,6 +101,7 @@ func New(opts Options) *Pipeline {
 		logger:      opts.Logger,
 		now:         opts.Now,
 		callTimeout: opts.CallTimeout,
+		toolTimeout: opts.ToolTimeout,
 		caps:        map[string]Capabilities{},
 	}
 	if p.logger == nil {
@@ -102,6 +112,9 @@ func New(opts Options) *Pipeline {
 	}
 	if p.callTimeout <= 0 {
 		p.callTimeout = DefaultCallTimeout
+	}
+	if p.toolTimeout <= 0 {
+		p.toolTimeout = DefaultToolTimeout
 	}
 	p.queue = newQueue(max(opts.Concurrency, 1))
 	return p

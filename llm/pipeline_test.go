@@ -403,6 +403,66 @@ func TestRunToolResultsTrimmedAcrossRounds(t *testing.T) {
 	}
 }
 
+// TestRunToolTimeout: a tool that hangs, whether or not it heeds its
+// context, is given up at the tool timeout; the model is told so and the
+// turn goes on to an answer.
+func TestRunToolTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		heedsCtx bool
+		timeout  time.Duration
+		want     string
+	}{
+		{"tool heeds its context", true, 50 * time.Millisecond, "Error: hang timed out after 50ms"},
+		{"tool ignores its context", false, time.Second, "Error: hang timed out after 1s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t)
+			srv.Script(ollamatest.ToolCalls(ollamatest.Call("hang", map[string]any{"q": "x"})), ollamatest.Text("ツールが応答しませんでした"))
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			ts := &ctxTools{toolSet: newTools(nil, "hang"), fn: func(ctx context.Context) (string, error) {
+				if tc.heedsCtx {
+					<-ctx.Done()
+					return "", ctx.Err()
+				}
+				<-release
+				return "too late", nil
+			}}
+			p := llm.New(llm.Options{Client: srv.Client(), ToolTimeout: tc.timeout})
+			var ev events
+			res, err := p.Run(t.Context(), llm.Request{Model: toolModel, Messages: userMsg("調べて"), Tools: ts}, ev.emit)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			msgs := srv.Requests()[1].Messages
+			if back := msgs[len(msgs)-1]; back.Role != "tool" || back.Content != tc.want {
+				t.Errorf("tool message = %+v, want %q", back, tc.want)
+			}
+			if res.Content != "ツールが応答しませんでした" {
+				t.Errorf("Content = %q", res.Content)
+			}
+			var finished []llm.ToolFinished
+			for _, e := range ev.all() {
+				if f, ok := e.(llm.ToolFinished); ok {
+					finished = append(finished, f)
+				}
+			}
+			if len(finished) != 1 || !errors.Is(finished[0].Err, llm.ErrToolTimeout) {
+				t.Errorf("ToolFinished = %+v, want one with ErrToolTimeout", finished)
+			}
+		})
+	}
+}
+
+// ctxTools is a tool set whose calls run fn with the call's context.
+type ctxTools struct {
+	*toolSet
+	fn func(ctx context.Context) (string, error)
+}
+
+func (c *ctxTools) Call(ctx context.Context, _ string, _ json.RawMessage) (string, error) { return c.fn(ctx) }
+
 func TestRunToolRoundCap(t *testing.T) {
 	srv := newServer(t)
 	srv.Handle(func(req api.ChatRequest) ollamatest.Reply {

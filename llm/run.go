@@ -200,7 +200,7 @@ func (t *turn) runTools(ctx context.Context, calls []api.ToolCall) error {
 			return err
 		}
 		start := t.p.now()
-		out, err := t.req.Tools.Call(ctx, c.Function.Name, args)
+		out, err := t.p.callTool(ctx, t.req.Tools, c.Function.Name, args)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return fmt.Errorf("tool %s: %w", c.Function.Name, ctxErr)
 		}
@@ -313,4 +313,50 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 		return api.Message{}, err
 	}
 	return api.Message{Role: "assistant", Content: content.String(), Thinking: thinking.String(), ToolCalls: calls}, nil
+}
+
+// ErrToolTimeout marks a tool call that ran past the tool timeout.
+var ErrToolTimeout = errors.New("timed out")
+
+// callTool runs one tool call with the tool timeout. A tool that does not
+// heed its context is left behind at the deadline (its goroutine ends when
+// the call returns), so a hung tool never holds up the turn.
+func (p *Pipeline) callTool(ctx context.Context, ts ToolSet, name string, args json.RawMessage) (string, error) {
+	callCtx, cancel := context.WithTimeoutCause(ctx, p.toolTimeout, ErrToolTimeout)
+	defer cancel()
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("tool %s panicked: %v", name, r)}
+			}
+		}()
+		out, err := ts.Call(callCtx, name, args)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		// A tool that gave up at the deadline reports its own context error;
+		// say what happened instead.
+		if r.err == nil || ctx.Err() != nil || !errors.Is(context.Cause(callCtx), ErrToolTimeout) {
+			return r.out, r.err
+		}
+	case <-callCtx.Done():
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s %w after %s", name, ErrToolTimeout, shortDuration(p.toolTimeout))
+}
+
+// shortDuration writes whole seconds as "60s" rather than "1m0s".
+func shortDuration(d time.Duration) string {
+	if d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
 }

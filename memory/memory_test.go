@@ -204,6 +204,32 @@ func TestRecordStoresBothMessages(t *testing.T) {
 	}
 }
 
+// TestRecordWithoutReplyKeepsTheQuestion: a turn whose model failed keeps
+// the user's message, and the next turn's context carries it.
+func TestRecordWithoutReplyKeepsTheQuestion(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	m := memory.New(pool, memory.Options{})
+	key := memory.DiscordChannel("c1")
+	if err := m.Record(ctx, key, memory.Turn{
+		Source: "discord", ChannelID: "c1",
+		User: memory.MessageRecord{AuthorID: "u1", AuthorName: "たろう", Content: "私の誕生日は5月5日です", PlatformMessageID: "m1"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := m.Context(ctx, key, "覚えてる？")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, msg := range msgs {
+		roles = append(roles, msg.Role)
+	}
+	if len(msgs) != 3 || msgs[1].Content != "たろう: 私の誕生日は5月5日です" {
+		t.Errorf("context = %v %+v, want system, the failed turn's question, the new message", roles, msgs)
+	}
+}
+
 func TestRecordIsAtomic(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)

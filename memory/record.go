@@ -32,6 +32,8 @@ type MessageRecord struct {
 
 // Record stores a turn in session key, creating the session if needed. The
 // user message and the reply are written in one transaction: both or neither.
+// A turn without reply text (the model failed before writing any) keeps the
+// user's message alone, so the next turn still sees what was asked.
 func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	now := m.opts.Now()
 	userAt, replyAt := orNow(turn.User.At, now), orNow(turn.Reply.At, now)
@@ -47,8 +49,12 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 		if err != nil {
 			return err
 		}
+		stored = []db.Message{user}
+		if turn.Reply.Content == "" {
+			return nil
+		}
 		reply, err := db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleAssistant, turn.Reply, replyAt, &user.ID))
-		stored = []db.Message{user, reply}
+		stored = append(stored, reply)
 		return err
 	})
 	if err != nil {

@@ -82,6 +82,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Client:      ollama,
 		Recorder:    recorder,
 		Concurrency: cfg.LLMConcurrency,
+		ToolTimeout: cfg.ToolTimeout,
 		Logger:      logger,
 	})
 	a.memory = memory.New(d.pool, memory.Options{
@@ -104,6 +105,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
+	a.router.TurnTimeout = cfg.TurnTimeout
 
 	var discord *discordgo.Session
 	if cfg.DiscordToken != "" {
