@@ -461,7 +461,9 @@ type ctxTools struct {
 	fn func(ctx context.Context) (string, error)
 }
 
-func (c *ctxTools) Call(ctx context.Context, _ string, _ json.RawMessage) (string, error) { return c.fn(ctx) }
+func (c *ctxTools) Call(ctx context.Context, _ string, _ json.RawMessage) (string, error) {
+	return c.fn(ctx)
+}
 
 func TestRunToolRoundCap(t *testing.T) {
 	srv := newServer(t)
