@@ -112,6 +112,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) (
 		headings  []db.KnowledgeHeading
 		notes     []db.NoteIndexItem
 		linked    []db.NotePage
+		fetched   bool
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -132,6 +133,10 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) (
 	})
 	g.Go(func() (err error) {
 		linked, err = db.LinkedNotePagesByKey(gctx, m.pool, string(key))
+		return err
+	})
+	g.Go(func() (err error) {
+		fetched, err = db.HasFetchedFilesByKey(gctx, m.pool, string(key))
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -157,6 +162,9 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) (
 	}
 
 	system := api.Message{Role: "system", Content: m.systemPrompt()}
+	if fetched {
+		system.Content += "\n\n" + fetchedHint
+	}
 	user := api.Message{Role: "user", Content: userText}
 	left := m.opts.TokenBudget - messageTokens(system) - messageTokens(user)
 	// The newest turn is kept first, whatever it costs.

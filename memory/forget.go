@@ -8,12 +8,17 @@ import (
 )
 
 // Forget archives the unsummarised messages of session key (the /forget
-// command): they stay in the history but leave the model's context. It
-// returns how many were archived. Summaries are kept.
+// command): they stay in the history but leave the model's context. The
+// documents fetched in the conversation are deleted. It returns how many
+// messages were archived. Summaries are kept.
 func (m *Memory) Forget(ctx context.Context, key SessionKey) (int64, error) {
 	n, err := db.ArchiveSession(ctx, m.pool, string(key), m.opts.Now())
 	if err != nil {
 		return 0, fmt.Errorf("forget session %q: %w", key, err)
+	}
+	// Documents fetched in the forgotten conversation go with it.
+	if err := m.forgetFetched(ctx, key); err != nil {
+		return n, fmt.Errorf("forget session %q: %w", key, err)
 	}
 	return n, nil
 }

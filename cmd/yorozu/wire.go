@@ -170,6 +170,8 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err := web.Register(a.tools, web.Deps{
 		Fetcher: fetcher, Searcher: searcher, Signer: page.NewSigner(secret, time.Now),
 		MaxResultChars: llm.MaxResultChars,
+		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
+		Location:       cfg.Location,
 	}); err != nil {
 		return err
 	}

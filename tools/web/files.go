@@ -94,6 +94,14 @@ func (b *Browser) SearchAndFetch(ctx context.Context, r FilesRequest) string {
 			fmt.Fprintf(&out, "Skipped %s: %s\n\n", c.URL, err)
 			continue
 		}
+		if st.Page == 0 && st.Offset == 0 {
+			text := f.pages[0]
+			if f.kind == "pdf" {
+				text = joinPages(f.pages)
+			}
+			b.keep(ctx, KeptDoc{URL: f.url, Title: c.Title, MediaType: f.kind, Size: int64(f.size), Text: text,
+				Tool: "search_and_fetch"})
+		}
 		pieces, next, more := take(f.pages, cursor{Page: st.Page, Offset: st.Offset}, r.MaxChars, MaxPDFPages)
 		if len(pieces) == 0 {
 			continue // the token pointed past the end of a file that changed
@@ -129,6 +137,7 @@ func (b *Browser) SearchAndFetch(ctx context.Context, r FilesRequest) string {
 
 // file is a fetched candidate ready to page over.
 type file struct {
+	url   string // after redirects
 	kind  string // pdf, html or the requested type
 	size  int
 	chars int
@@ -150,7 +159,7 @@ func (b *Browser) loadFile(ctx context.Context, raw, want string) (*file, error)
 		}
 		return nil, errors.New(shortReason(err))
 	}
-	f := &file{size: len(doc.Body)}
+	f := &file{url: doc.URL.String(), size: len(doc.Body)}
 	mt, _, _ := mime.ParseMediaType(doc.ContentType)
 	switch {
 	case isPDF(doc.Body):

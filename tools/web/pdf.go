@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -57,6 +58,10 @@ func (b *Browser) PDF(ctx context.Context, rawURL string, maxChars int, token st
 	if !hasText(pages, cursor{}) {
 		return "No text could be extracted from this PDF (it may hold only scanned images)."
 	}
+	if token == "" {
+		b.keep(ctx, KeptDoc{URL: doc.URL.String(), Title: path.Base(doc.URL.Path), MediaType: "pdf",
+			Size: int64(len(doc.Body)), Text: joinPages(pages), Tool: "pdf_to_text"})
+	}
 	pieces, next, more := take(pages, cursor{Page: st.Page, Offset: st.Offset}, maxChars, MaxPDFPages)
 	if len(pieces) == 0 {
 		return "No more content."
@@ -73,6 +78,15 @@ func (b *Browser) PDF(ctx context.Context, rawURL string, maxChars int, token st
 		}
 	}
 	return page.WithFooter(strings.TrimRight(out.String(), "\n"), more, nextToken)
+}
+
+// joinPages is a PDF's text as one document, each page under a marker.
+func joinPages(pages []string) string {
+	var b strings.Builder
+	for i, p := range pages {
+		fmt.Fprintf(&b, "--- page %d ---\n%s\n\n", i+1, strings.TrimSpace(p))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func writePieces(out *strings.Builder, pieces []piece, total int) {

@@ -37,9 +37,13 @@ func (b *Browser) Scrape(ctx context.Context, rawURL string, maxChars int, token
 	if err != nil {
 		return fetchFailure(u, err)
 	}
-	text, note := readable(doc)
+	title, kind, text, note := readable(doc)
 	if note != "" {
 		return note
+	}
+	if token == "" {
+		b.keep(ctx, KeptDoc{URL: doc.URL.String(), Title: title, MediaType: kind, Size: int64(len(doc.Body)),
+			Text: text, Tool: "scrape_url"})
 	}
 	pieces, next, more := take([]string{text}, cursor{Offset: st.Offset}, maxChars, 1)
 	if len(pieces) == 0 {
@@ -56,23 +60,23 @@ func (b *Browser) Scrape(ctx context.Context, rawURL string, maxChars int, token
 }
 
 // readable turns a fetched page into the document scrape_url pages over: a
-// title and URL header, then the text. note is set instead when the page is
-// not text.
-func readable(doc *document) (text, note string) {
+// title and URL header, then the text; kind is html or the media type. note
+// is set instead when the page is not text.
+func readable(doc *document) (title, kind, text, note string) {
 	mt, _, _ := mime.ParseMediaType(doc.ContentType)
 	switch {
 	case mt == "application/pdf" || isPDF(doc.Body):
-		return "", "This URL is a PDF; use pdf_to_text to read it."
+		return "", "", "", "This URL is a PDF; use pdf_to_text to read it."
 	case mt == "" || mt == "text/html" || mt == "application/xhtml+xml" || looksHTML(doc.Body):
 		p, err := Extract(doc.Body, doc.ContentType)
 		if err != nil {
-			return "", "Failed to fetch " + doc.URL.Redacted() + ": " + err.Error()
+			return "", "", "", "Failed to fetch " + doc.URL.Redacted() + ": " + err.Error()
 		}
-		return header(p.Title, doc.URL) + p.Text, ""
+		return p.Title, "html", header(p.Title, doc.URL) + p.Text, ""
 	case strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "json") || strings.HasSuffix(mt, "xml"):
-		return header("", doc.URL) + collapseBlankLines(decode(doc.Body, doc.ContentType)), ""
+		return "", mt, header("", doc.URL) + collapseBlankLines(decode(doc.Body, doc.ContentType)), ""
 	}
-	return "", "Failed to fetch " + doc.URL.Redacted() + ": unsupported content type " + mt
+	return "", "", "", "Failed to fetch " + doc.URL.Redacted() + ": unsupported content type " + mt
 }
 
 func header(title string, u *url.URL) string {

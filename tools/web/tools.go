@@ -32,7 +32,16 @@ type filesArgs struct {
 	SessionID    string `json:"session_id,omitempty" tool:"hidden"`
 }
 
-// Tools returns the four web tools backed by b.
+type readKeptArgs struct {
+	FileID       int64  `json:"file_id" jsonschema_description:"id of the document, from list_fetched_files"`
+	MaxChars     int    `json:"max_chars,omitempty" jsonschema:"minimum=200,maximum=30000,default=8000" jsonschema_description:"most characters to return in this call"`
+	ContinueFrom string `json:"continue_from,omitempty" jsonschema_description:"next_token from the page-info footer of the previous call, to read on"`
+}
+
+type noArgs struct{}
+
+// Tools returns the four web tools backed by b, and with a Keeper
+// list_fetched_files and read_fetched_file.
 func (b *Browser) Tools() ([]tools.Tool, error) {
 	var out []tools.Tool
 	add := func(t tools.Tool, err error) error {
@@ -69,6 +78,23 @@ func (b *Browser) Tools() ([]tools.Tool, error) {
 				Query: a.Query, FileType: a.FileType, MaxResults: a.MaxResults,
 				MaxChars: a.MaxChars, Token: a.ContinueFrom, Session: a.SessionID,
 			}), nil
+		})); err != nil {
+		return nil, err
+	}
+	if b.deps.Keeper == nil {
+		return out, nil
+	}
+	if err := add(tools.New("list_fetched_files",
+		"List the documents (PDF, CSV, pages, …) fetched earlier in this conversation, newest first, with their file_id, title, URL, type, size and when. Reread one with read_fetched_file instead of fetching it again.",
+		func(ctx context.Context, _ noArgs) (string, error) {
+			return b.ListKept(ctx), nil
+		})); err != nil {
+		return nil, err
+	}
+	if err := add(tools.New("read_fetched_file",
+		"Read the kept text of a document fetched earlier in this conversation (file_id from list_fetched_files), without fetching it again. Long texts come in parts: pass the next_token of the page-info footer as continue_from to read on.",
+		func(ctx context.Context, a readKeptArgs) (string, error) {
+			return b.ReadKept(ctx, a.FileID, a.MaxChars, a.ContinueFrom), nil
 		})); err != nil {
 		return nil, err
 	}

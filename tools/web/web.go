@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -34,6 +35,11 @@ type Deps struct {
 	// Pages are sized so that a page with its headers and footer fits:
 	// text cut by the pipeline would be skipped by the continuation token.
 	MaxResultChars int
+	// Keeper, when set, keeps every fetched document with its conversation
+	// and backs list_fetched_files and read_fetched_file.
+	Keeper Keeper
+	// Location is the zone times are shown in (TIMEZONE); UTC when nil.
+	Location *time.Location
 }
 
 // resultReserve is the room left in MaxResultChars for a result's headers
