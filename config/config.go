@@ -67,6 +67,9 @@ type Config struct {
 	// AdminPassword is the admin login (ADMIN_PASSWORD). Empty means a random
 	// one is generated and printed once at start. Secret.
 	AdminPassword string
+	// MetricsPublic serves /metrics without the admin login (METRICS_PUBLIC,
+	// default false), for a Prometheus that cannot log in.
+	MetricsPublic bool
 	// Location is the time zone users and the model see (TIMEZONE, default
 	// the system's local zone). The database stores UTC.
 	Location *time.Location
@@ -139,6 +142,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 
 		HTTPAddr:      p.hostPort("HTTP_ADDR", "127.0.0.1:8080"),
 		AdminPassword: getenv("ADMIN_PASSWORD"),
+		MetricsPublic: p.boolean("METRICS_PUBLIC", false),
 		Location:      p.location("TIMEZONE"),
 
 		FetchAllowlist: p.allowlist("FETCH_ALLOWLIST"),
@@ -218,6 +222,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Bool("mcp_servers", len(c.MCPServers) > 0),
 		slog.String("http_addr", c.HTTPAddr),
 		slog.String("admin_password", secret(c.AdminPassword)),
+		slog.Bool("metrics_public", c.MetricsPublic),
 		slog.String("timezone", c.Location.String()),
 		slog.Any("fetch_allowlist", c.FetchAllowlist),
 		slog.String("search_backend", c.SearchBackend),
@@ -278,6 +283,19 @@ func (p *parser) intRange(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+func (p *parser) boolean(name string, def bool) bool {
+	v := p.value(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(name, "must be true or false, got %q", v)
+		return def
+	}
+	return b
 }
 
 func (p *parser) oneOf(name, def string, allowed ...string) string {

@@ -35,6 +35,7 @@ func TestParseDefaults(t *testing.T) {
 		{"USER_RATE_LIMIT window", c.UserRateWindow, time.Minute},
 		{"CONTEXT_TOKEN_BUDGET", c.ContextTokenBudget, 6000},
 		{"HTTP_ADDR", c.HTTPAddr, "127.0.0.1:8080"},
+		{"METRICS_PUBLIC", c.MetricsPublic, false},
 		{"TIMEZONE", c.Location, time.Local},
 		{"SEARCH_BACKEND", c.SearchBackend, "duckduckgo"},
 		{"JMA_BASE_URL", c.JMABaseURL, "https://www.jma.go.jp/bosai/"},
@@ -78,6 +79,7 @@ func TestParseValues(t *testing.T) {
 		"TOOL_TIMEOUT":         "90s",
 		"TURN_TIMEOUT":         "10m",
 		"API_LOG_RETENTION":    "7d",
+		"METRICS_PUBLIC":       "true",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,9 @@ func TestParseValues(t *testing.T) {
 	}
 	if !c.TipsEnabled() {
 		t.Error("tips should be on with TIPS_CHANNEL_ID")
+	}
+	if !c.MetricsPublic {
+		t.Error("METRICS_PUBLIC=true not read")
 	}
 }
 
@@ -146,6 +151,7 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"MCP_SERVERS", "[not json"},
 		{"MCP_SERVERS", "/no/such/file.json"},
 		{"HTTP_ADDR", "8080"},
+		{"METRICS_PUBLIC", "sometimes"},
 		{"TIMEZONE", "Mars/Olympus"},
 		{"FETCH_ALLOWLIST", "10.0.0.0/99"},
 		{"SEARCH_BACKEND", "bing"},

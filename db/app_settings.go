@@ -41,3 +41,21 @@ func Setting(ctx context.Context, q Querier, key string) ([]byte, error) {
 	}
 	return v, nil
 }
+
+// SetSetting stores value under key, replacing what was there.
+func SetSetting(ctx context.Context, q Querier, key string, value []byte) error {
+	if _, err := q.Exec(ctx, `
+INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2, now())
+ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`, key, value); err != nil {
+		return fmt.Errorf("set setting %q: %w", key, err)
+	}
+	return nil
+}
+
+// DeleteSetting removes key; a key that is not there is not an error.
+func DeleteSetting(ctx context.Context, q Querier, key string) error {
+	if _, err := q.Exec(ctx, "DELETE FROM app_settings WHERE key = $1", key); err != nil {
+		return fmt.Errorf("delete setting %q: %w", key, err)
+	}
+	return nil
+}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Check is one readiness condition; a nil error means ready.
@@ -35,13 +37,25 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	// Pool holds admin logins and everything the API reads and writes.
+	Pool *pgxpool.Pool
+	// MetricsPublic serves /metrics without the admin login (METRICS_PUBLIC).
+	MetricsPublic bool
+	// Pages are the admin page's HTML routes and assets, added to the route
+	// table (and so to its middleware chain) as they are.
+	Pages []Route
+	// Deps are the parts the API hands work to; a nil part answers 503 on
+	// the routes that need it.
+	Deps Deps
 }
 
 // Server is the HTTP side of yorozu.
 type Server struct {
-	opts    Options
-	started time.Time
-	srv     *http.Server
+	opts     Options
+	started  time.Time
+	srv      *http.Server
+	throttle *throttle
 
 	mu   sync.Mutex
 	ln   net.Listener
@@ -56,21 +70,13 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{opts: opts}
+	s := &Server{opts: opts, throttle: newThrottle(loginFailures, loginWindow)}
 	s.srv = &http.Server{
-		Handler:           s.routes(),
+		Handler:           s.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s
-}
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.handleHealthz)
-	mux.HandleFunc("GET /readyz", s.handleReadyz)
-	mux.HandleFunc("GET /metrics", s.handleMetrics)
-	return mux
 }
 
 // Start listens on Addr and serves in the background. It returns once the

@@ -46,7 +46,8 @@ func TestHealthAndReadiness(t *testing.T) {
 			}},
 			{Name: "discord", Fn: func(context.Context) error { return nil }},
 		},
-		Gauges: []Gauge{{Name: "yorozu_llm_queue_length", Help: "Turns waiting.", Fn: func() float64 { return 2 }}},
+		Gauges:        []Gauge{{Name: "yorozu_llm_queue_length", Help: "Turns waiting.", Fn: func() float64 { return 2 }}},
+		MetricsPublic: true,
 	})
 
 	if code, body := get(t, base+"/healthz"); code != 200 || body != "ok\n" {

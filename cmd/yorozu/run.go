@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -30,6 +31,8 @@ Usage:
   yorozu migrate    apply database migrations and exit
   yorozu jobs run NAME
                     run one scheduled job (weather, tips) once, now
+  yorozu admin set-password
+                    set the admin page password from standard input
   yorozu version    print the version and exit
   yorozu help       show this help
 
@@ -65,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "jobs":
 		return jobs(ctx, rest, getenv, stdout, stderr)
+	case "admin":
+		return adminCmd(ctx, rest, getenv, os.Stdin, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

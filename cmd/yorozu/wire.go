@@ -17,6 +17,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/ollama/ollama/api"
+	"riverqueue.com/riverui"
 
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/chat"
@@ -53,6 +54,7 @@ type app struct {
 	weather *scheduler.Weather // nil when the weather post is off
 	bot     *bot.Bot           // nil when DISCORD_TOKEN is unset
 	web     *webui.Server
+	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -309,14 +311,17 @@ func (a *app) buildWeb() {
 				return 0
 			},
 		}},
-		Logger: a.logger,
+		Logger:        a.logger,
+		Pool:          a.db.pool,
+		MetricsPublic: a.cfg.MetricsPublic,
+		Deps:          a.webDeps(),
 	})
 }
 
 // start serves: HTTP first (so /healthz answers while the rest comes up),
 // then Discord, then the job queue, which may deliver through Discord.
 func (a *app) start(ctx context.Context) error {
-	if err := a.web.Start(ctx); err != nil {
+	if err := a.startWeb(ctx); err != nil {
 		return err
 	}
 	if a.bot != nil {

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// login posts password to the running app and returns a client holding the
+// session and the CSRF token, or the status code on failure.
+func webLogin(t *testing.T, base, password string) (*http.Client, int) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Post(base+"/api/login", "application/json", strings.NewReader(`{"password":"`+password+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return c, resp.StatusCode
+}
+
+func TestAdminPageLoginAndJobsUI(t *testing.T) {
+	h := start(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// No ADMIN_PASSWORD: one is generated and printed once, with how to change it.
+	pw := h.stderr.waitFor(t, ctx, regexp.MustCompile(`admin page password generated.*set-password.*password=(\S+)`))
+
+	resp, err := http.Get(h.httpURL + "/jobs/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/jobs/ logged out = %d, want 401", resp.StatusCode)
+	}
+	c, code := webLogin(t, h.httpURL, pw)
+	if code != http.StatusOK {
+		t.Fatalf("login with the printed password = %d", code)
+	}
+	resp, err = c.Get(h.httpURL + "/jobs/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<title>River</title>") {
+		t.Errorf("/jobs/ logged in = %d:\n%.300s", resp.StatusCode, body)
+	}
+
+	// set-password from stdin replaces it and logs everyone out.
+	var stdout, stderr bytes.Buffer
+	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
+		strings.NewReader("a brand new passphrase\n"), &stdout, &stderr); err != nil {
+		t.Fatalf("set-password: %v\n%s", err, stderr.String())
+	}
+	if _, code := webLogin(t, h.httpURL, pw); code != http.StatusUnauthorized {
+		t.Errorf("old password after set-password = %d, want 401", code)
+	}
+	if _, code := webLogin(t, h.httpURL, "a brand new passphrase"); code != http.StatusOK {
+		t.Errorf("new password = %d, want 200", code)
+	}
+	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
+		strings.NewReader("short\n"), &stdout, &stderr); err == nil {
+		t.Error("a 5-character password was accepted")
+	}
+}
