@@ -64,6 +64,17 @@ type Options struct {
 	EditInterval    time.Duration    // least time between edits of one message while text streams; default 1 s
 	ShutdownTimeout time.Duration    // how long Stop lets running replies finish before cutting them; default 10 s
 	Now             func() time.Time // default time.Now
+
+	// RetryMin and RetryMax bound the backoff between attempts to connect
+	// while Discord is unreachable; defaults 1 s and 2 min.
+	RetryMin, RetryMax time.Duration
+	// OperatorRetry is how often a connection that only the operator can
+	// fix (disallowed intents, a bad token) is tried again; default 5 min.
+	// RetryNow (SIGHUP) tries at once.
+	OperatorRetry time.Duration
+	// CommandRetryMax bounds the backoff between attempts to register slash
+	// commands Discord refused; default 10 min.
+	CommandRetryMax time.Duration
 }
 
 // Bot is the Discord adapter: it turns mentions and DMs into chat requests,
@@ -78,18 +89,34 @@ type Bot struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // channel workers, notices and command handlers
 
+	// loopCtx ends the connect and command-registration loops (loops).
+	loopCtx    context.Context
+	loopCancel context.CancelFunc
+	loops      sync.WaitGroup
+
 	mu       sync.Mutex
 	botID    string
 	appID    string
+	guilds   map[string]bool
 	queues   map[string]*channelQueue
+	started  bool
 	stopping bool
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]CommandFunc
 
-	ready     atomic.Bool
-	readyOnce sync.Once
-	readyCh   chan struct{}
-	stopOnce  sync.Once
+	state           State
+	gatewayDiag     *Diagnosis // why the gateway is not connected
+	commandsDiag    *Diagnosis // slash commands Discord refused
+	commandsDone    bool
+	commandsLooping bool
+
+	ready         atomic.Bool
+	readySig      chan struct{} // READY or RESUMED arrived
+	disconnected  chan struct{}
+	retryGateway  chan struct{}
+	retryCommands chan struct{}
+	stopOnce      sync.Once
+	dgLog         *slog.Logger // discordgo's lines go here until Stop
 }
 
 // New builds a Bot; nothing connects until Start.
@@ -128,6 +155,18 @@ func New(opts Options) (*Bot, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = time.Second
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 2 * time.Minute
+	}
+	if opts.OperatorRetry <= 0 {
+		opts.OperatorRetry = 5 * time.Minute
+	}
+	if opts.CommandRetryMax <= 0 {
+		opts.CommandRetryMax = 10 * time.Minute
+	}
 
 	token := opts.Token
 	if !strings.HasPrefix(token, "Bot ") {
@@ -143,27 +182,41 @@ func New(opts Options) (*Bot, error) {
 	s.Dialer = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
 	s.Identify.Intents = Intents
 	s.ShouldRetryOnRateLimit = true // discordgo waits out Retry-After on REST 429s itself
-	s.ShouldReconnectOnError = true
+	// The bot's own loop reconnects (see connectLoop), so that a close only
+	// the operator can fix is diagnosed instead of retried in a loop.
+	s.ShouldReconnectOnError = false
 	// Handlers run in the gateway's read loop, in arrival order, so messages
 	// of one channel are queued in the order Discord sent them. They only
 	// enqueue work and return.
 	s.SyncEvents = true
 
+	dgLog := routeDiscordgoLogs(s, opts.Logger)
+
 	ctx, cancel := context.WithCancel(context.Background())
+	loopCtx, loopCancel := context.WithCancel(context.Background())
 	b := &Bot{
-		opts:     opts,
-		session:  s,
-		log:      opts.Logger.With(slog.String("component", "discord")),
-		limiter:  newLimiter(opts.RateLimit, opts.RateWindow),
-		ctx:      ctx,
-		cancel:   cancel,
-		queues:   map[string]*channelQueue{},
-		handlers: map[string]CommandFunc{},
-		readyCh:  make(chan struct{}),
+		opts:          opts,
+		session:       s,
+		log:           opts.Logger.With(slog.String("component", "discord")),
+		limiter:       newLimiter(opts.RateLimit, opts.RateWindow),
+		ctx:           ctx,
+		cancel:        cancel,
+		loopCtx:       loopCtx,
+		loopCancel:    loopCancel,
+		dgLog:         dgLog,
+		queues:        map[string]*channelQueue{},
+		handlers:      map[string]CommandFunc{},
+		state:         StateStarting,
+		readySig:      make(chan struct{}, 1),
+		disconnected:  make(chan struct{}, 1),
+		retryGateway:  make(chan struct{}, 1),
+		retryCommands: make(chan struct{}, 1),
 	}
 	s.AddHandler(b.onReady)
 	s.AddHandler(b.onResumed)
 	s.AddHandler(b.onDisconnect)
+	s.AddHandler(b.onGuildCreate)
+	s.AddHandler(b.onGuildDelete)
 	s.AddHandler(b.onMessageCreate)
 	s.AddHandler(b.onInteractionCreate)
 	return b, nil
@@ -173,7 +226,7 @@ func New(opts Options) (*Bot, error) {
 // a turn (reminders, scheduled posts). Its REST calls go to the API base.
 func (b *Bot) Session() *discordgo.Session { return b.session }
 
-// Ready reports whether the gateway is connected (for /readyz).
+// Ready reports whether the gateway is connected; Status says more.
 func (b *Bot) Ready() bool { return b.ready.Load() }
 
 // UserID is the bot's own user id, known once Start returned.
@@ -184,7 +237,7 @@ func (b *Bot) UserID() string {
 }
 
 // AddCommand registers a slash command, created (bulk-overwritten) globally
-// at Start, and its handler. Call it before Start.
+// once connected, and its handler. Call it before Start.
 func (b *Bot) AddCommand(cmd *discordgo.ApplicationCommand, fn CommandFunc) {
 	b.mu.Lock()
 	b.commands = append(b.commands, cmd)
@@ -199,47 +252,6 @@ func (b *Bot) HandleCommand(name string, fn CommandFunc) {
 	b.handlers[name] = fn
 }
 
-// Start opens the gateway, waits for READY (30 s unless ctx has an earlier
-// deadline) and registers the slash commands added so far.
-func (b *Bot) Start(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-
-	opened := make(chan error, 1)
-	go func() { opened <- b.session.Open() }()
-	select {
-	case err := <-opened:
-		if err != nil {
-			return fmt.Errorf("open discord gateway: %w", err)
-		}
-	case <-ctx.Done():
-		go func() {
-			if <-opened == nil {
-				b.session.Close()
-			}
-		}()
-		return fmt.Errorf("open discord gateway: %w", ctx.Err())
-	}
-	select {
-	case <-b.readyCh:
-	case <-ctx.Done():
-		b.session.Close()
-		return fmt.Errorf("wait for discord ready: %w", ctx.Err())
-	}
-
-	b.mu.Lock()
-	cmds, appID := b.commands, b.appID
-	b.mu.Unlock()
-	if len(cmds) > 0 {
-		if _, err := b.session.ApplicationCommandBulkOverwrite(appID, "", cmds, discordgo.WithContext(ctx)); err != nil {
-			b.session.Close()
-			return fmt.Errorf("register %d slash commands: %w", len(cmds), err)
-		}
-	}
-	b.log.Info("discord connected", "user_id", b.UserID(), "commands", len(cmds))
-	return nil
-}
-
 // Stop closes the gateway, drops turns still waiting in channel queues, lets
 // running replies finish for up to ShutdownTimeout, then cuts them (the
 // partial answer stays, with a note). Safe to call more than once.
@@ -247,16 +259,20 @@ func (b *Bot) Stop() {
 	b.stopOnce.Do(func() {
 		b.mu.Lock()
 		b.stopping = true
-		dropped := 0
-		for _, q := range b.queues {
-			dropped += len(q.jobs)
-			q.jobs = nil
-		}
+		dropped := b.dropQueued()
 		b.mu.Unlock()
+		// The loops end at once when their context does; closing after them
+		// leaves no connection a racing attempt could have opened.
+		b.loopCancel()
+		b.loops.Wait()
 		b.ready.Store(false)
 		if err := b.session.Close(); err != nil {
 			b.log.Warn("discord close", "err", err)
 		}
+		unrouteDiscordgoLogs(b.dgLog)
+		b.mu.Lock()
+		b.state = StateStopped
+		b.mu.Unlock()
 
 		done := make(chan struct{})
 		go func() {
@@ -280,25 +296,6 @@ func (b *Bot) Stop() {
 }
 
 func (b *Bot) now() time.Time { return b.opts.Now() }
-
-func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
-	b.mu.Lock()
-	if r.User != nil {
-		b.botID = r.User.ID
-	}
-	if r.Application != nil && r.Application.ID != "" {
-		b.appID = r.Application.ID
-	} else {
-		b.appID = b.botID
-	}
-	b.mu.Unlock()
-	b.ready.Store(true)
-	b.readyOnce.Do(func() { close(b.readyCh) })
-}
-
-func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) { b.ready.Store(true) }
-
-func (b *Bot) onDisconnect(*discordgo.Session, *discordgo.Disconnect) { b.ready.Store(false) }
 
 // recoverEvent keeps one bad event from taking the gateway loop down.
 func (b *Bot) recoverEvent(event string) {

@@ -464,15 +464,27 @@ func TestOneChannelAnsweredInOrder(t *testing.T) {
 	// parallel, and by now B has been received.
 	h.mention("501", "3", "C")
 	h.waitText("501", "答え:C")
+	// B is told at once that it waits, and where.
+	h.waitText(chanID, "⏳ 順番待ち: 2 番目")
 	for _, r := range h.resp.requests() {
 		if r.Text == "B" {
 			t.Fatal("B answered while A was still running")
 		}
 	}
 	close(release)
-	msgs := h.waitText(chanID, "答え:A", "答え:B")
-	if msgs[0].Reference.MessageID != a.ID || msgs[1].Reference.MessageID != b.ID {
-		t.Errorf("replies reference %s, %s; want %s, %s", msgs[0].Reference.MessageID, msgs[1].Reference.MessageID, a.ID, b.ID)
+	// B's notice became B's answer; A's answer came after it.
+	msgs := h.waitText(chanID, "答え:B", "答え:A")
+	if msgs[0].Reference.MessageID != b.ID || msgs[1].Reference.MessageID != a.ID {
+		t.Errorf("replies reference %s, %s; want %s, %s", msgs[0].Reference.MessageID, msgs[1].Reference.MessageID, b.ID, a.ID)
+	}
+	var order []string
+	for _, r := range h.resp.requests() {
+		if r.ChannelID == chanID {
+			order = append(order, r.Text)
+		}
+	}
+	if strings.Join(order, ",") != "A,B" {
+		t.Errorf("answered %v, want A then B", order)
 	}
 }
 
@@ -481,7 +493,7 @@ func TestQueuedShowsPlaceInLine(t *testing.T) {
 	h := start(t, nil)
 	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
 		emit(llm.Queued{Position: 2})
-		h.waitText(chanID, "⏳ 順番待ち中です（2番目）")
+		h.waitText(chanID, "⏳ 順番待ち: 2 番目")
 		return say("お待たせしました。")(ctx, req, emit)
 	}
 	h.mention(chanID, "42", "質問")
@@ -499,7 +511,14 @@ func TestUserRateLimit(t *testing.T) {
 		h.mention(chanID, "42", fmt.Sprintf("質問%d", i))
 	}
 	h.mention(chanID, "43", "別の人")
-	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 4 })
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		for _, m := range ms {
+			if strings.HasPrefix(m.Content, "⏳") {
+				return false // a waiting notice not yet turned into its answer
+			}
+		}
+		return len(ms) == 4
+	})
 	var notices int
 	for _, m := range h.srv.BotMessages(chanID) {
 		if m.Content == rateLimitedReply {

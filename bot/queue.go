@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,8 +12,22 @@ import (
 // worker per non-empty queue answers them in order; different channels run
 // in parallel (the pipeline bounds LLM concurrency and reports queueing).
 type channelQueue struct {
-	jobs []chat.Request
+	jobs []*queuedTurn
 }
+
+// queuedTurn is a turn waiting in its channel. A turn that has to wait
+// behind another gets a notice at once, telling its place in line; the
+// notice follows the line and becomes the answer when the turn starts.
+type queuedTurn struct {
+	req    chat.Request
+	place  chan int      // latest place in line (buffered, newest wins)
+	start  chan struct{} // closed when the turn is answered or dropped
+	notice chan *sentMessage
+	drop   bool // set before start is closed when the bot stops
+}
+
+// queuedText tells a waiting user their place; the running turn is 1.
+func queuedText(place int) string { return fmt.Sprintf("⏳ 順番待ち: %d 番目", place) }
 
 // enqueue adds a turn to its channel's queue, starting the worker if idle.
 func (b *Bot) enqueue(req chat.Request) {
@@ -26,11 +41,17 @@ func (b *Bot) enqueue(req chat.Request) {
 		q = &channelQueue{}
 		b.queues[req.ChannelID] = q
 	}
-	q.jobs = append(q.jobs, req)
+	t := &queuedTurn{req: req}
+	q.jobs = append(q.jobs, t)
 	if !busy {
 		b.wg.Add(1)
 		go b.drain(req.ChannelID, q)
+		return
 	}
+	// One turn is running; this one waits behind it and the others.
+	t.place, t.start, t.notice = make(chan int, 1), make(chan struct{}), make(chan *sentMessage, 1)
+	b.wg.Add(1)
+	go b.waitInLine(t, len(q.jobs)+1)
 }
 
 // drain answers a channel's turns one after another and exits when the queue
@@ -44,21 +65,94 @@ func (b *Bot) drain(channelID string, q *channelQueue) {
 			b.mu.Unlock()
 			return
 		}
-		req := q.jobs[0]
+		t := q.jobs[0]
 		q.jobs = q.jobs[1:]
+		for i, w := range q.jobs {
+			w.moveTo(i + 2)
+		}
 		b.mu.Unlock()
-		b.handle(req)
+		var notice *sentMessage
+		if t.start != nil {
+			close(t.start)
+			notice = <-t.notice
+		}
+		b.handle(t.req, notice)
 	}
 }
 
-// handle answers one turn, recovering from panics so the channel keeps going.
-func (b *Bot) handle(req chat.Request) {
+// moveTo tells a waiting turn its new place. b.mu is held.
+func (t *queuedTurn) moveTo(place int) {
+	select {
+	case <-t.place:
+	default:
+	}
+	t.place <- place
+}
+
+// dropQueued gives up the turns still waiting (the bot is stopping) and
+// returns how many there were. b.mu is held.
+func (b *Bot) dropQueued() int {
+	n := 0
+	for _, q := range b.queues {
+		for _, t := range q.jobs {
+			if t.start != nil {
+				t.drop = true
+				close(t.start)
+			}
+		}
+		n += len(q.jobs)
+		q.jobs = nil
+	}
+	return n
+}
+
+// waitInLine posts the waiting notice of t, edits it as the line moves and,
+// when t's turn comes, hands the message over to the answer.
+func (b *Bot) waitInLine(t *queuedTurn, place int) {
+	defer b.wg.Done()
+	defer b.recoverEvent("queue notice")
+	r := newReply(b, t.req)
+	var notice *sentMessage
+	defer func() { t.notice <- notice }()
+	text := queuedText(place)
+	id, err := r.send(b.ctx, 0, text, true)
+	if err != nil {
+		b.log.Warn("discord queue notice failed", "channel_id", t.req.ChannelID, "err", err)
+	} else {
+		notice = &sentMessage{id: id, content: text}
+	}
+	for {
+		select {
+		case <-t.start:
+			if t.drop && notice != nil {
+				if err := r.edit(b.ctx, notice.id, stoppedQueuedReply); err != nil {
+					b.log.Warn("discord queue notice edit failed", "channel_id", t.req.ChannelID, "err", err)
+				}
+			}
+			return
+		case p := <-t.place:
+			if notice == nil || queuedText(p) == notice.content {
+				continue
+			}
+			if err := r.edit(b.ctx, notice.id, queuedText(p)); err != nil {
+				b.log.Debug("discord queue notice edit failed", "channel_id", t.req.ChannelID, "err", err)
+				continue
+			}
+			notice.content = queuedText(p)
+		}
+	}
+}
+
+// handle answers one turn, recovering from panics so the channel keeps
+// going. notice is the turn's waiting notice, if it had one: the answer
+// takes its place.
+func (b *Bot) handle(req chat.Request, notice *sentMessage) {
 	defer b.recoverEvent("answer")
 	if req.Text == "" && len(req.Attachments) == 0 {
-		b.notice(b.ctx, req, emptyMentionReply)
+		b.notice(b.ctx, req, notice, emptyMentionReply)
 		return
 	}
-	b.answer(b.ctx, req)
+	b.answer(b.ctx, req, notice)
 }
 
 // goNotice replies with a fixed text outside the channel queue, so a notice
@@ -74,7 +168,7 @@ func (b *Bot) goNotice(req chat.Request, text string) {
 	go func() {
 		defer b.wg.Done()
 		defer b.recoverEvent("notice")
-		b.notice(b.ctx, req, text)
+		b.notice(b.ctx, req, nil, text)
 	}()
 }
 

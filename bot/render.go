@@ -21,6 +21,8 @@ const (
 	genericErrorReply = "ごめんなさい、エラーで答えられませんでした。しばらくしてからもう一度お試しください。"
 	stoppedReply      = "（ボットの停止のため、回答を中断しました）"
 	turnTimeoutReply  = "（時間がかかりすぎたため、回答をここで打ち切りました。質問を短くするか、もう一度お試しください）"
+	// stoppedQueuedReply replaces a waiting notice when the bot stops first.
+	stoppedQueuedReply = "（ボットの停止のため、回答できませんでした。もう一度話しかけてください）"
 )
 
 // errStopped cuts a turn that was still running when the bot stopped.
@@ -43,7 +45,7 @@ func (v *view) apply(ev llm.Event) {
 	}
 	switch e := ev.(type) {
 	case llm.Queued:
-		v.status = fmt.Sprintf("⏳ 順番待ち中です（%d番目）", e.Position)
+		v.status = queuedText(e.Position)
 	case llm.ToolStarted:
 		v.status = toolStatus(e.Name, e.Arguments)
 	case llm.Text:

@@ -2,9 +2,9 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +51,16 @@ type reply struct {
 	sent     []sentMessage
 	typingAt time.Time
 	files    []llm.File // sent after the answer's text
+	// nonces are the nonces of messages being created, by slot: the part
+	// index, or -1-k for the k-th message of the tail. A retry of a slot
+	// reuses its nonce, so Discord makes each message once.
+	nonces map[int]string
+	// appendOnly is set once Discord refused an edit for good: what the
+	// messages sent so far do not show goes out as new messages (the tail)
+	// when the answer is complete.
+	appendOnly bool
+	tail       []string
+	tailSent   int
 }
 
 func newReply(b *Bot, req chat.Request) *reply {
@@ -62,7 +72,8 @@ func newReply(b *Bot, req chat.Request) *reply {
 			MessageID: req.MessageID, ChannelID: req.ChannelID, GuildID: req.GuildID,
 			FailIfNotExists: &no, // the user may have deleted it; answer anyway
 		},
-		wake: make(chan struct{}, 1),
+		wake:   make(chan struct{}, 1),
+		nonces: map[int]string{},
 	}
 }
 
@@ -123,6 +134,14 @@ func (r *reply) run(ctx context.Context) {
 			continue
 		case err != nil && final:
 			if failures++; failures >= finalAttempts {
+				if !r.appendOnly {
+					// Edits keep failing: post what is missing as new
+					// messages instead.
+					r.b.log.Warn("discord edits keep failing; posting the rest as new messages",
+						"channel_id", r.channelID, "message_id", r.ref.MessageID, "err", err)
+					r.appendOnly, failures = true, 0
+					continue
+				}
 				r.b.log.Error("discord final reply lost", "channel_id", r.channelID, "message_id", r.ref.MessageID, "err", err)
 				return
 			}
@@ -167,19 +186,27 @@ func (r *reply) isFatal() bool {
 
 // sync brings Discord closer to want. A message's text is edited at most once
 // per EditInterval while the answer streams; a message that is complete (an
-// earlier part, or any part once the turn is final) is written at once. It
-// returns when the next throttled edit is due (zero if none is pending).
+// earlier part, or any part once the turn is final) is written at once. A
+// failed edit does not hold up later parts. It returns when the next
+// throttled edit is due (zero if none is pending).
 func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.Time, err error) {
+	if r.appendOnly {
+		if !final {
+			return time.Time{}, nil // the rest goes out once it is complete
+		}
+		return time.Time{}, r.flushTail(ctx, want)
+	}
 	interval := r.b.opts.EditInterval
+	var editErr error
 	for i, content := range want {
 		now := r.b.now()
 		if i >= len(r.sent) {
 			if r.isFatal() {
 				return time.Time{}, r.fatal
 			}
-			id, err := r.send(ctx, content, i == 0)
+			id, err := r.send(ctx, i, content, i == 0)
 			if err != nil {
-				return time.Time{}, err
+				return time.Time{}, err // later parts wait: messages stay in order
 			}
 			r.sent = append(r.sent, sentMessage{id: id, content: content, at: now})
 			continue
@@ -198,25 +225,80 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 		if err := r.edit(ctx, m.id, content); err != nil {
 			// Keep the old content recorded so the text is written again later.
 			m.at = now
-			return time.Time{}, err
+			if refused(err) {
+				r.b.log.Warn("discord refused an edit; the rest of the answer goes out as new messages",
+					"channel_id", r.channelID, "message_id", m.id, "err", err)
+				r.appendOnly = true
+				return r.sync(ctx, want, final)
+			}
+			if editErr == nil {
+				editErr = err
+			}
+			continue
 		}
 		m.content, m.at = content, now
 	}
-	return next, nil
+	return next, editErr
 }
 
-func (r *reply) send(ctx context.Context, content string, asReply bool) (string, error) {
+// flushTail posts, as new messages, what the messages sent so far do not
+// show of the complete answer want: the rest of a part whose edits were
+// refused, and every later part.
+func (r *reply) flushTail(ctx context.Context, want []string) error {
+	if r.tail == nil {
+		var rest strings.Builder
+		for i, content := range want {
+			if i < len(r.sent) {
+				shown := r.sent[i].content
+				if shown == content {
+					continue
+				}
+				// A part that streamed into its message shows a prefix of
+				// itself; a status line shows none of it.
+				content = strings.TrimPrefix(content, shown)
+			}
+			rest.WriteString(content)
+		}
+		r.tail = []string{}
+		for _, p := range splitMessage(rest.String(), maxMessageRunes) {
+			if strings.TrimSpace(p) != "" {
+				r.tail = append(r.tail, p)
+			}
+		}
+	}
+	for r.tailSent < len(r.tail) {
+		if r.isFatal() {
+			return r.fatal
+		}
+		content := r.tail[r.tailSent]
+		id, err := r.send(ctx, -1-r.tailSent, content, len(r.sent) == 0)
+		if err != nil {
+			return err
+		}
+		r.sent = append(r.sent, sentMessage{id: id, content: content, at: r.b.now()})
+		r.tailSent++
+	}
+	return nil
+}
+
+// send creates the message of one slot. Its nonce is kept until the slot is
+// out, so even a retry from the reply loop cannot post it twice.
+func (r *reply) send(ctx context.Context, slot int, content string, asReply bool) (string, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
-	data := &discordgo.MessageSend{Content: content, AllowedMentions: noMentions()}
+	nonce, ok := r.nonces[slot]
+	if !ok {
+		nonce = newNonce()
+		r.nonces[slot] = nonce
+	}
+	data := outgoing{Content: content, AllowedMentions: noMentions(), Nonce: nonce}
 	if asReply && r.ref.MessageID != "" {
 		data.Reference = r.ref
 	}
-	m, err := r.b.session.ChannelMessageSendComplex(r.channelID, data, discordgo.WithContext(ctx))
+	m, err := createMessage(ctx, r.b.session, r.channelID, data)
 	if err != nil {
 		err = fmt.Errorf("send reply in channel %s: %w", r.channelID, err)
-		var rest *discordgo.RESTError
-		if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode >= 400 && rest.Response.StatusCode < 500 {
+		if refused(err) {
 			r.mu.Lock()
 			r.fatal = err
 			r.mu.Unlock()
@@ -224,6 +306,7 @@ func (r *reply) send(ctx context.Context, content string, asReply bool) (string,
 		}
 		return "", err
 	}
+	delete(r.nonces, slot)
 	return m.ID, nil
 }
 
@@ -233,7 +316,7 @@ func (r *reply) edit(ctx context.Context, id, content string) error {
 	e := discordgo.NewMessageEdit(r.channelID, id).SetContent(content)
 	e.AllowedMentions = noMentions()
 	if _, err := r.b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
-		r.b.log.Warn("discord edit failed", "channel_id", r.channelID, "message_id", id, "err", err)
+		r.b.log.Debug("discord edit failed", "channel_id", r.channelID, "message_id", id, "err", err)
 		return fmt.Errorf("edit reply %s: %w", id, err)
 	}
 	return nil
@@ -249,8 +332,12 @@ func (r *reply) typing(ctx context.Context) {
 }
 
 // answer runs one turn: the responder streams events while run renders them.
-func (b *Bot) answer(ctx context.Context, req chat.Request) {
+// notice, when set, is a message of the bot's that the answer takes over.
+func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage) {
 	r := newReply(b, req)
+	if notice != nil {
+		r.sent = append(r.sent, *notice)
+	}
 	rendered := make(chan struct{})
 	go func() {
 		defer close(rendered)
@@ -296,10 +383,22 @@ func (b *Bot) respond(ctx context.Context, req chat.Request, emit func(llm.Event
 	return b.opts.Responder.Respond(ctx, req, emit)
 }
 
-// notice replies to a message with a fixed text (rate limit, empty mention).
-func (b *Bot) notice(ctx context.Context, req chat.Request, text string) {
+// notice replies to a message with a fixed text (rate limit, empty
+// mention), in the message prev when there is one.
+func (b *Bot) notice(ctx context.Context, req chat.Request, prev *sentMessage, text string) {
 	r := newReply(b, req)
-	if _, err := r.send(ctx, text, true); err != nil {
-		b.log.Error("discord notice failed", slog.String("channel_id", req.ChannelID), slog.Any("err", err))
+	if prev != nil {
+		r.sent = append(r.sent, *prev)
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		_, err := r.sync(ctx, []string{text}, true)
+		if err == nil {
+			return
+		}
+		if attempt == 1 || r.isFatal() {
+			b.log.Error("discord notice failed", slog.String("channel_id", req.ChannelID), slog.Any("err", err))
+			return
+		}
+		r.appendOnly = true // the edit failed: post it anew
 	}
 }

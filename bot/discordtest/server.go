@@ -11,8 +11,8 @@ import (
 	"math"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,6 +60,9 @@ type Message struct {
 	WebhookID       string
 	Attachments     []Attachment // files uploaded with the message
 	Edits           int
+	// Nonce and EnforceNonce are as the creator sent them.
+	Nonce        string
+	EnforceNonce bool
 }
 
 // Attachment is a file sent with a message as multipart/form-data.
@@ -88,6 +91,25 @@ type nonceEntry struct {
 
 type webhook struct{ token, channelID string }
 
+// Loss is how the fake loses the answer to a message it did create.
+type Loss int
+
+// The ways an answer is lost.
+const (
+	// LossServerError answers 500 Internal Server Error.
+	LossServerError Loss = iota + 1
+	// LossGarbage answers 200 with a body that is not JSON (a proxy's page).
+	LossGarbage
+	// LossTimeout never answers: the request hangs until the client gives up.
+	LossTimeout
+)
+
+type lossRule struct {
+	channelID string
+	n         int
+	how       Loss
+}
+
 type gatewayConn struct {
 	ws  *websocket.Conn
 	mu  sync.Mutex // serialises writes
@@ -96,9 +118,8 @@ type gatewayConn struct {
 
 // Server is a fake Discord. Create it with New; it closes with the test.
 type Server struct {
-	t       testing.TB
-	httpSrv *httptest.Server
-	upgr    websocket.Upgrader
+	t    testing.TB
+	upgr websocket.Upgrader
 
 	mu         sync.Mutex
 	changed    chan struct{} // closed and replaced on every state change
@@ -118,7 +139,28 @@ type Server struct {
 	identified int
 	closed     bool
 	wg         sync.WaitGroup
+
+	// Faults.
+	losses        []*lossRule
+	refusedEdits  map[string]bool // channel id -> every edit answers 400
+	refuseCommand string          // a bulk overwrite naming it answers 400
+	closeCode     int             // identify/resume is answered with this close code
+	badToken      bool            // REST answers 401, the gateway closes 4004
+	guilds        []string        // guilds in READY
+	unreachable   bool
+	quit          chan struct{} // closed by Close: hung requests end
+
+	// The listener is the fake's own so that it can go away and come back on
+	// the same address (SetUnreachable).
+	addr    string
+	ln      net.Listener
+	srv     *http.Server
+	netConn map[net.Conn]bool
 }
+
+// DefaultGuildID is the server the fake's bot is in unless SetGuilds says
+// otherwise.
+const DefaultGuildID = "900000000000000001"
 
 // InteractionResponse is one interaction callback the bot made.
 type InteractionResponse struct {
@@ -144,13 +186,43 @@ func New(t testing.TB) *Server {
 		webhooks: map[string]webhook{},
 		conns:    map[*gatewayConn]bool{},
 	}
-	s.httpSrv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.refusedEdits = map[string]bool{}
+	s.guilds = []string{DefaultGuildID}
+	s.quit = make(chan struct{})
+	s.netConn = map[net.Conn]bool{}
+	s.srv = &http.Server{
+		Handler: http.HandlerFunc(s.serveHTTP),
+		ConnState: func(c net.Conn, st http.ConnState) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			switch st {
+			case http.StateNew:
+				s.netConn[c] = true
+			case http.StateClosed, http.StateHijacked:
+				delete(s.netConn, c)
+			}
+		},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("discordtest: listen: %v", err)
+	}
+	s.ln, s.addr = ln, ln.Addr().String()
+	s.serve(ln)
 	t.Cleanup(s.Close)
 	return s
 }
 
+func (s *Server) serve(ln net.Listener) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.srv.Serve(ln)
+	}()
+}
+
 // URL is the API base to give the bot, e.g. "http://127.0.0.1:1234/".
-func (s *Server) URL() string { return s.httpSrv.URL + "/" }
+func (s *Server) URL() string { return "http://" + s.addr + "/" }
 
 // BotID is the user id of the bot account the fake logs in.
 func (s *Server) BotID() string { return botID }
@@ -183,6 +255,119 @@ func (s *Server) FailChannel(id string, status, code int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures[id] = failure{status: status, code: code, message: msg}
+}
+
+// LoseCreateResponses makes the next n message creations in channelID
+// happen, while the client is answered as how says: it cannot know the
+// message exists.
+func (s *Server) LoseCreateResponses(channelID string, n int, how Loss) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.losses = append(s.losses, &lossRule{channelID: channelID, n: n, how: how})
+}
+
+// RefuseEdits makes every edit of a message in channelID answer 400 Invalid
+// Form Body (true) or succeed again (false).
+func (s *Server) RefuseEdits(channelID string, refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusedEdits[channelID] = refuse
+}
+
+// RefuseCommand makes every bulk overwrite of the application commands that
+// contains the named command answer 400 Invalid Form Body, with the error
+// naming that command's index, as Discord does. "" accepts every command
+// again.
+func (s *Server) RefuseCommand(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseCommand = name
+}
+
+// CloseGateway makes the gateway answer every IDENTIFY and RESUME by closing
+// with code, as Discord does with 4014 (disallowed intents) or 4004
+// (authentication failed). 0 lets clients in again.
+func (s *Server) CloseGateway(code int) {
+	s.mu.Lock()
+	s.closeCode = code
+	s.mu.Unlock()
+	if code != 0 {
+		s.closeConns(code, "")
+	}
+}
+
+// RejectToken makes the fake treat the bot's token as wrong or reset: REST
+// answers 401 Unauthorized and the gateway closes with 4004. false accepts it
+// again.
+func (s *Server) RejectToken(reject bool) {
+	s.mu.Lock()
+	s.badToken = reject
+	s.mu.Unlock()
+	if reject {
+		s.closeConns(4004, "Authentication failed.")
+	}
+}
+
+// SetGuilds sets the servers the bot is in, as READY reports them; none
+// means the bot was never invited anywhere.
+func (s *Server) SetGuilds(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.guilds = append([]string(nil), ids...)
+}
+
+// JoinGuild adds the bot to a server and dispatches GUILD_CREATE, as when
+// someone follows the invite link.
+func (s *Server) JoinGuild(id string) {
+	s.mu.Lock()
+	s.guilds = append(s.guilds, id)
+	s.notifyLocked()
+	s.mu.Unlock()
+	s.Dispatch("GUILD_CREATE", map[string]any{"id": id, "name": "guild " + id, "unavailable": false})
+}
+
+// SetUnreachable takes the fake off the network (true: its port refuses
+// connections and open ones are cut) or puts it back on the same address.
+func (s *Server) SetUnreachable(off bool) {
+	s.mu.Lock()
+	if s.closed || s.unreachable == off {
+		s.mu.Unlock()
+		return
+	}
+	s.unreachable = off
+	ln := s.ln
+	s.mu.Unlock()
+	if off {
+		ln.Close()
+		s.Disconnect()
+		s.mu.Lock()
+		for c := range s.netConn {
+			c.Close()
+		}
+		s.mu.Unlock()
+		return
+	}
+	nl, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		s.t.Errorf("discordtest: listen again on %s: %v", s.addr, err)
+		return
+	}
+	s.mu.Lock()
+	s.ln = nl
+	s.mu.Unlock()
+	s.serve(nl)
+}
+
+// closeConns closes every gateway connection with a close frame.
+func (s *Server) closeConns(code int, text string) {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[*gatewayConn]bool{}
+	s.notifyLocked()
+	s.mu.Unlock()
+	for c := range conns {
+		c.close(code, text)
+	}
 }
 
 // AddWebhook registers a webhook that posts into channelID.
@@ -358,9 +543,10 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	close(s.quit)
 	s.mu.Unlock()
 	s.Disconnect()
-	s.httpSrv.Close()
+	s.srv.Close()
 	s.wg.Wait()
 }
 
@@ -392,6 +578,7 @@ type response struct {
 	body   any
 	header http.Header
 	msg    *Message
+	lost   Loss // the message was made but the answer is lost this way
 }
 
 func apiError(status, code int, msg string) response {
@@ -425,6 +612,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.uploads = files
 	res := s.routeLocked(r, path, raw)
 	s.uploads = nil
+	switch res.lost {
+	case LossServerError:
+		res.status, res.body = http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0}
+	case LossTimeout:
+		res.status = 0
+	}
 	c := Call{Method: r.Method, Path: path, Body: raw, Status: res.status, Time: time.Now()}
 	if res.msg != nil {
 		c.MessageID, c.Content = res.msg.ID, res.msg.Content
@@ -437,6 +630,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.notifyLocked()
 	s.mu.Unlock()
 
+	switch res.lost {
+	case LossTimeout:
+		select {
+		case <-r.Context().Done():
+		case <-s.quit:
+		}
+		return
+	case LossGarbage:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "<html><body>upstream connect error</body></html>")
+		return
+	}
 	for k, v := range res.header {
 		w.Header()[k] = v
 	}
@@ -495,8 +701,8 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		}
 	}
 	seg := strings.Split(strings.Trim(path, "/"), "/")
-	needAuth := !(seg[0] == "webhooks" || seg[0] == "interactions")
-	if needAuth && !strings.HasPrefix(r.Header.Get("Authorization"), "Bot ") {
+	needAuth := !(seg[0] == "webhooks" || seg[0] == "interactions" || path == "/gateway")
+	if needAuth && (s.badToken || !strings.HasPrefix(r.Header.Get("Authorization"), "Bot ")) {
 		return apiError(http.StatusUnauthorized, 0, "401: Unauthorized")
 	}
 	switch {
@@ -517,6 +723,16 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		var cmds []*discordgo.ApplicationCommand
 		if err := json.Unmarshal(body, &cmds); err != nil {
 			return apiError(400, 50109, "The request body contains invalid JSON.")
+		}
+		for i, c := range cmds {
+			if s.refuseCommand != "" && c.Name == s.refuseCommand {
+				return response{status: http.StatusBadRequest, body: map[string]any{
+					"code": 50035, "message": "Invalid Form Body",
+					"errors": map[string]any{strconv.Itoa(i): map[string]any{"description": map[string]any{
+						"_errors": []map[string]string{{"code": "BASE_TYPE_BAD_LENGTH", "message": "Must be between 1 and 100 in length."}},
+					}}},
+				}}
+			}
 		}
 		for _, c := range cmds {
 			c.ID, c.ApplicationID = s.newIDLocked(), seg[1]
@@ -549,7 +765,7 @@ func rateLimited(after time.Duration) response {
 }
 
 func (s *Server) gatewayURL() string {
-	return "ws" + strings.TrimPrefix(s.httpSrv.URL, "http") + "/gateway"
+	return "ws://" + s.addr + "/gateway"
 }
 
 // outgoing is the subset of a create/edit message body the fake understands.
@@ -577,7 +793,19 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		if err := json.Unmarshal(body, &in); err != nil {
 			return apiError(400, 50109, "The request body contains invalid JSON.")
 		}
-		return s.createLocked(channelID, botID, "", in)
+		res := s.createLocked(channelID, botID, "", in)
+		if res.status == http.StatusOK {
+			for i, l := range s.losses {
+				if l.channelID == channelID {
+					if l.n--; l.n <= 0 {
+						s.losses = append(s.losses[:i], s.losses[i+1:]...)
+					}
+					res.lost = l.how
+					break
+				}
+			}
+		}
+		return res
 	case len(rest) == 2 && rest[0] == "messages" && method == http.MethodPatch:
 		var in outgoing
 		if err := json.Unmarshal(body, &in); err != nil {
@@ -586,6 +814,9 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		m, ok := s.messages[rest[1]]
 		if !ok || m.ChannelID != channelID {
 			return apiError(http.StatusNotFound, 10008, "Unknown Message")
+		}
+		if s.refusedEdits[channelID] {
+			return apiError(http.StatusBadRequest, 50035, "Invalid Form Body")
 		}
 		if m.AuthorID != botID {
 			return apiError(http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
@@ -623,9 +854,11 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	if r := checkContent(content, len(in.Embeds)+len(s.uploads)); r.status != 0 {
 		return r
 	}
+	// Discord remembers an enforced nonce per author for a few minutes and
+	// answers a repeat with the message it made the first time.
 	nonce := strings.Trim(string(in.Nonce), `"`)
+	key := authorID + "/" + nonce
 	if in.EnforceNonce && nonce != "" {
-		key := channelID + "/" + nonce
 		if e, ok := s.nonces[key]; ok && time.Since(e.at) < nonceWindow {
 			return response{status: 200, msg: s.messages[e.messageID]}
 		}
@@ -640,10 +873,11 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 		ID: s.newIDLocked(), ChannelID: channelID, AuthorID: authorID, Content: content,
 		Reference: in.MessageReference, AllowedMentions: in.AllowedMentions, WebhookID: webhookID,
 		Attachments: s.uploads,
+		Nonce:       nonce, EnforceNonce: in.EnforceNonce,
 	}
 	s.storeLocked(m)
 	if in.EnforceNonce && nonce != "" {
-		s.nonces[channelID+"/"+nonce] = nonceEntry{messageID: m.ID, at: time.Now()}
+		s.nonces[key] = nonceEntry{messageID: m.ID, at: time.Now()}
 	}
 	return response{status: 200, msg: m}
 }
@@ -678,6 +912,14 @@ func (c *gatewayConn) write(f any) error {
 	defer c.mu.Unlock()
 	c.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	return c.ws.WriteJSON(f)
+}
+
+// close ends the connection with a close frame carrying code.
+func (c *gatewayConn) close(code int, text string) {
+	c.mu.Lock()
+	c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second))
+	c.mu.Unlock()
+	c.ws.Close()
 }
 
 func (c *gatewayConn) dispatch(t string, data any) error {
@@ -725,17 +967,29 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 			return
 		}
+		if f.Op == 2 || f.Op == 6 { // identify, resume
+			if code, text := s.refusal(); code != 0 {
+				c.close(code, text)
+				return
+			}
+		}
 		switch f.Op {
 		case 1: // heartbeat
 			c.write(map[string]any{"op": 11})
 		case 2: // identify
+			s.mu.Lock()
+			guilds := make([]any, 0, len(s.guilds))
+			for _, id := range s.guilds {
+				guilds = append(guilds, map[string]any{"id": id, "unavailable": true})
+			}
+			s.mu.Unlock()
 			s.connect(c, "READY", map[string]any{
 				"v":                  10,
 				"user":               &discordgo.User{ID: botID, Username: botName, Bot: true},
 				"session_id":         sessionID,
 				"resume_gateway_url": s.gatewayURL(),
 				"application":        map[string]any{"id": appID, "flags": 0},
-				"guilds":             []any{},
+				"guilds":             guilds,
 				"private_channels":   []any{},
 			})
 		case 6: // resume
@@ -754,6 +1008,21 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			s.connect(c, "RESUMED", map[string]any{})
 		}
 	}
+}
+
+// refusal is the close code and reason an IDENTIFY or RESUME gets now, or 0.
+func (s *Server) refusal() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.badToken:
+		return 4004, "Authentication failed."
+	case s.closeCode == 4014:
+		return 4014, "Disallowed intent(s)."
+	case s.closeCode == 4004:
+		return 4004, "Authentication failed."
+	}
+	return s.closeCode, ""
 }
 
 // connect registers c for dispatches and sends its first dispatch (READY or

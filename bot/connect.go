@@ -1,0 +1,322 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// State is where the gateway connection stands.
+type State string
+
+// States of the gateway connection.
+const (
+	StateStarting   State = "starting"   // Start has not made its first attempt yet
+	StateConnecting State = "connecting" // not connected; retrying with backoff
+	StateWaiting    State = "waiting"    // not connected; waiting for the operator (retried every OperatorRetry or on RetryNow)
+	StateConnected  State = "connected"
+	StateStopped    State = "stopped"
+)
+
+// Status is the Discord adapter's health, for /readyz, the admin page and
+// `yorozu doctor`.
+type Status struct {
+	State State
+	// Gateway says why the gateway is not connected; nil when it is.
+	Gateway *Diagnosis
+	// Guilds is how many servers the bot is in, known once connected.
+	Guilds int
+	// Problems are all current diagnoses: the gateway's, then a bot in no
+	// server, then slash commands Discord refused.
+	Problems []Diagnosis
+}
+
+// GatewayErr is nil when the bot is connected and in a server; otherwise it
+// says why not ("connecting: …", a diagnosis with its fix, or the invite URL).
+func (s Status) GatewayErr() error {
+	switch s.State {
+	case StateStarting:
+		return errors.New("connecting")
+	case StateStopped:
+		return errors.New("stopped")
+	case StateConnecting:
+		if s.Gateway != nil {
+			return fmt.Errorf("connecting: %s", s.Gateway.Message)
+		}
+		return errors.New("connecting")
+	case StateWaiting:
+		if s.Gateway != nil {
+			return errors.New(s.Gateway.String())
+		}
+	}
+	for _, p := range s.Problems {
+		if p.Code == DiagNoGuild {
+			return fmt.Errorf("in no server: %s", p.Fix)
+		}
+	}
+	return nil
+}
+
+// CommandsErr is nil when every slash command is registered; otherwise it
+// reads "not registered: /name (reason)". The bot still answers mentions.
+func (s Status) CommandsErr() error {
+	for _, p := range s.Problems {
+		if p.Code == DiagCommands {
+			return errors.New(p.Message)
+		}
+	}
+	return nil
+}
+
+// Status reports the connection's state and current problems.
+func (b *Bot) Status() Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := Status{State: b.state, Guilds: len(b.guilds)}
+	if b.gatewayDiag != nil {
+		d := *b.gatewayDiag
+		st.Gateway = &d
+		st.Problems = append(st.Problems, d)
+	}
+	if b.state == StateConnected && len(b.guilds) == 0 {
+		st.Problems = append(st.Problems, noGuild(b.appID))
+	}
+	if b.commandsDiag != nil {
+		st.Problems = append(st.Problems, *b.commandsDiag)
+	}
+	return st
+}
+
+// RetryNow makes a bot that is waiting for the operator (or backing off)
+// try to connect and to register its commands at once; serve calls it on
+// SIGHUP.
+func (b *Bot) RetryNow() {
+	for _, ch := range []chan struct{}{b.retryGateway, b.retryCommands} {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Start connects to the gateway in the background and keeps it connected.
+// It returns after the first attempt, connected or not: a failure is logged
+// once with its diagnosis, shown by Status and retried (with backoff, or
+// every OperatorRetry when only the operator can fix it). Slash commands
+// added so far are registered after connecting; a refusal is retried too
+// and the bot answers mentions meanwhile. The error is ctx's if it ends
+// before the first attempt does.
+func (b *Bot) Start(ctx context.Context) error {
+	b.mu.Lock()
+	if b.started {
+		b.mu.Unlock()
+		return errors.New("bot: started twice")
+	}
+	b.started = true
+	b.mu.Unlock()
+	first := make(chan struct{})
+	b.loops.Add(1)
+	go b.connectLoop(first)
+	select {
+	case <-first:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("connect to discord: %w", ctx.Err())
+	}
+}
+
+// connectLoop connects, waits for a disconnect and connects again until the
+// bot stops. first is closed after the first attempt.
+func (b *Bot) connectLoop(first chan struct{}) {
+	defer b.loops.Done()
+	ctx := b.loopCtx
+	var once bool
+	signalFirst := func() {
+		if !once {
+			once = true
+			close(first)
+		}
+	}
+	defer signalFirst()
+
+	backoff := b.opts.RetryMin
+	var logged Diagnosis // last diagnosis logged
+	steps := 0           // backoff steps logged for it
+	for ctx.Err() == nil {
+		err := b.connectOnce(ctx)
+		if err == nil {
+			b.mu.Lock()
+			b.state, b.gatewayDiag = StateConnected, nil
+			guilds, appID := len(b.guilds), b.appID
+			b.mu.Unlock()
+			b.log.Info("discord connected", "user_id", b.UserID(), "guilds", guilds)
+			if guilds == 0 {
+				d := noGuild(appID)
+				b.log.Warn(d.Message, "fix", d.Fix, "diagnosis", d.Code, "invite_url", InviteURL(appID))
+			}
+			logged, steps, backoff = Diagnosis{}, 0, b.opts.RetryMin
+			b.registerCommands(ctx)
+			signalFirst()
+			select {
+			case <-ctx.Done():
+				return
+			case <-b.disconnected:
+				b.log.Warn("discord gateway disconnected; reconnecting")
+				continue
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		d := diagnoseConnect(err)
+		wait, state := backoff, StateConnecting
+		if d.OperatorMustAct {
+			wait, state = b.opts.OperatorRetry, StateWaiting
+		}
+		b.mu.Lock()
+		b.state, b.gatewayDiag = state, &d
+		b.mu.Unlock()
+		// Each diagnosis is logged once; a failure that keeps happening is
+		// logged again only while the backoff still grows.
+		switch {
+		case d.Code != logged.Code || (d.Code != DiagGateway && d.Code != DiagUnreachable && d.Message != logged.Message):
+			b.log.Error(d.Message, "fix", d.Fix, "diagnosis", d.Code, "retry_in", wait, "err", err)
+			logged, steps = d, 1
+		case !d.OperatorMustAct && backoff < b.opts.RetryMax:
+			steps++
+			b.log.Warn("discord still unreachable", "diagnosis", d.Code, "attempt", steps, "retry_in", wait, "err", err)
+		default:
+			b.log.Debug("discord connect failed again", "diagnosis", d.Code, "err", err)
+		}
+		signalFirst()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-b.retryGateway:
+			b.log.Info("retrying the Discord connection now")
+		case <-t.C:
+		}
+		t.Stop()
+		if !d.OperatorMustAct {
+			backoff = min(backoff*2, b.opts.RetryMax)
+		}
+	}
+}
+
+// connectOnce opens the gateway and waits for READY (or RESUMED), within
+// 30 s.
+func (b *Bot) connectOnce(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	// Signals of an earlier connection are stale now.
+	for _, ch := range []chan struct{}{b.disconnected, b.readySig} {
+		select {
+		case <-ch:
+		default:
+		}
+	}
+	opened := make(chan error, 1)
+	go func() { opened <- b.session.Open() }()
+	select {
+	case err := <-opened:
+		if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+			err = nil
+		}
+		if err != nil {
+			return fmt.Errorf("open discord gateway: %w", err)
+		}
+	case <-ctx.Done():
+		go func() {
+			if <-opened == nil {
+				b.session.Close()
+			}
+		}()
+		return fmt.Errorf("open discord gateway: %w", ctx.Err())
+	}
+	select {
+	case <-b.readySig:
+		return nil
+	case <-ctx.Done():
+		b.session.Close()
+		return fmt.Errorf("wait for discord ready: %w", ctx.Err())
+	}
+}
+
+func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
+	b.mu.Lock()
+	if r.User != nil {
+		b.botID = r.User.ID
+	}
+	if r.Application != nil && r.Application.ID != "" {
+		b.appID = r.Application.ID
+	} else {
+		b.appID = b.botID
+	}
+	b.guilds = map[string]bool{}
+	for _, g := range r.Guilds {
+		if g != nil {
+			b.guilds[g.ID] = true
+		}
+	}
+	b.mu.Unlock()
+	b.ready.Store(true)
+	signal(b.readySig)
+}
+
+func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) {
+	b.ready.Store(true)
+	signal(b.readySig)
+}
+
+func (b *Bot) onDisconnect(*discordgo.Session, *discordgo.Disconnect) {
+	b.ready.Store(false)
+	b.mu.Lock()
+	if b.state == StateConnected {
+		b.state = StateConnecting
+	}
+	b.mu.Unlock()
+	signal(b.disconnected)
+}
+
+func (b *Bot) onGuildCreate(_ *discordgo.Session, g *discordgo.GuildCreate) {
+	if g.Guild == nil {
+		return
+	}
+	b.mu.Lock()
+	joined := len(b.guilds) == 0
+	if b.guilds == nil {
+		b.guilds = map[string]bool{}
+	}
+	b.guilds[g.ID] = true
+	b.mu.Unlock()
+	if joined {
+		b.log.Info("the bot joined a server", "guild_id", g.ID)
+	}
+}
+
+func (b *Bot) onGuildDelete(_ *discordgo.Session, g *discordgo.GuildDelete) {
+	if g.Guild == nil || g.Unavailable {
+		return // an outage, not a removal
+	}
+	b.mu.Lock()
+	delete(b.guilds, g.ID)
+	left, appID := len(b.guilds) == 0, b.appID
+	b.mu.Unlock()
+	if left {
+		d := noGuild(appID)
+		b.log.Warn(d.Message, "fix", d.Fix, "diagnosis", d.Code, "invite_url", InviteURL(appID))
+	}
+}
+
+// signal wakes whoever waits on ch (buffered, capacity 1) without blocking.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

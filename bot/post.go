@@ -1,0 +1,108 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+const (
+	// postAttempts is how often a message whose creation has an unknown
+	// outcome is tried, all with the same nonce.
+	postAttempts = 4
+	// postAttemptTimeout bounds one attempt; a hung answer counts as unknown.
+	postAttemptTimeout = 15 * time.Second
+)
+
+// newNonce returns a fresh nonce for one message: 20 hex digits, within
+// Discord's 25-character limit.
+func newNonce() string {
+	var b [10]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// outgoing is the create-message body. discordgo's MessageSend has no nonce
+// fields, so the JSON goes through its request method.
+type outgoing struct {
+	Content         string                            `json:"content"`
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
+	Reference       *discordgo.MessageReference       `json:"message_reference,omitempty"`
+	Nonce           string                            `json:"nonce"`
+	EnforceNonce    bool                              `json:"enforce_nonce"`
+}
+
+// createMessage posts m into channelID with its nonce enforced. An attempt
+// whose outcome is unknown (no answer in time, a 5xx, an answer that is not
+// a message) is made again with the same nonce: Discord then returns the
+// message it already made instead of a second one. A refusal (4xx) is final.
+func createMessage(ctx context.Context, s *discordgo.Session, channelID string, m outgoing) (*discordgo.Message, error) {
+	if m.Nonce == "" {
+		m.Nonce = newNonce()
+	}
+	m.EnforceNonce = true
+	endpoint := discordgo.EndpointChannelMessages(channelID)
+	var err error
+	for attempt := 1; ; attempt++ {
+		var msg *discordgo.Message
+		msg, err = createOnce(ctx, s, endpoint, m)
+		if err == nil {
+			return msg, nil
+		}
+		if refused(err) || ctx.Err() != nil || attempt >= postAttempts {
+			break
+		}
+		t := time.NewTimer(time.Duration(attempt*attempt) * 250 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil, fmt.Errorf("post message in channel %s (nonce %s): %w", channelID, m.Nonce, err)
+}
+
+func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m outgoing) (*discordgo.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, postAttemptTimeout)
+	defer cancel()
+	raw, err := s.RequestWithBucketID(http.MethodPost, endpoint, m, endpoint, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	var msg discordgo.Message
+	if err := json.Unmarshal(raw, &msg); err != nil || msg.ID == "" {
+		return nil, fmt.Errorf("unreadable answer (%d bytes): %w", len(raw), errors.Join(err, errNoMessage))
+	}
+	return &msg, nil
+}
+
+var errNoMessage = errors.New("no message in the answer")
+
+// refused reports whether Discord answered a request with a 4xx other than
+// 429: the request itself is wrong and a retry cannot help.
+func refused(err error) bool {
+	var rest *discordgo.RESTError
+	if !errors.As(err, &rest) || rest.Response == nil {
+		return false
+	}
+	st := rest.Response.StatusCode
+	return st >= 400 && st < 500 && st != http.StatusTooManyRequests
+}
+
+// PostMessage posts content as the bot into channelID, pinging no one, with
+// a nonce Discord enforces so that a retry after a lost answer shows the
+// message once. It returns the message id. Scheduled posts use it.
+func (b *Bot) PostMessage(ctx context.Context, channelID, content string) (string, error) {
+	m, err := createMessage(ctx, b.session, channelID, outgoing{Content: content, AllowedMentions: noMentions()})
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
