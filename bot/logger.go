@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
@@ -12,7 +13,10 @@ import (
 
 // dgLogger receives discordgo's own log lines. discordgo has one logger for
 // the whole process (a package variable), so the newest Bot's wins.
-var dgLogger atomic.Pointer[slog.Logger]
+var (
+	dgLogger     atomic.Pointer[slog.Logger]
+	dgLoggerOnce sync.Once
+)
 
 // maxLogLine bounds a discordgo line: some carry a whole gateway payload.
 const maxLogLine = 2000
@@ -26,7 +30,7 @@ func routeDiscordgoLogs(s *discordgo.Session, logger *slog.Logger) *slog.Logger 
 	l := logger.With(slog.String("component", "discordgo"))
 	dgLogger.Store(l)
 	s.LogLevel = discordgo.LogWarning
-	discordgo.Logger = logDiscordgo
+	dgLoggerOnce.Do(func() { discordgo.Logger = logDiscordgo })
 	return l
 }
 

@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -32,7 +34,7 @@ func newNonce() string {
 // outgoing is the create-message body. discordgo's MessageSend has no nonce
 // fields, so the JSON goes through its request method.
 type outgoing struct {
-	Content         string                            `json:"content"`
+	Content         string                            `json:"content,omitempty"`
 	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
 	Reference       *discordgo.MessageReference       `json:"message_reference,omitempty"`
 	Nonce           string                            `json:"nonce"`
@@ -43,16 +45,21 @@ type outgoing struct {
 // whose outcome is unknown (no answer in time, a 5xx, an answer that is not
 // a message) is made again with the same nonce: Discord then returns the
 // message it already made instead of a second one. A refusal (4xx) is final.
-func createMessage(ctx context.Context, s *discordgo.Session, channelID string, m outgoing) (*discordgo.Message, error) {
+// Files, when given, are uploaded with it (read once, sent with every
+// attempt).
+func createMessage(ctx context.Context, s *discordgo.Session, channelID string, m outgoing, files ...*discordgo.File) (*discordgo.Message, error) {
 	if m.Nonce == "" {
 		m.Nonce = newNonce()
 	}
 	m.EnforceNonce = true
+	uploads, err := readFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("post message in channel %s: %w", channelID, err)
+	}
 	endpoint := discordgo.EndpointChannelMessages(channelID)
-	var err error
 	for attempt := 1; ; attempt++ {
 		var msg *discordgo.Message
-		msg, err = createOnce(ctx, s, endpoint, m)
+		msg, err = createOnce(ctx, s, endpoint, m, uploads)
 		if err == nil {
 			return msg, nil
 		}
@@ -69,10 +76,42 @@ func createMessage(ctx context.Context, s *discordgo.Session, channelID string, 
 	return nil, fmt.Errorf("post message in channel %s (nonce %s): %w", channelID, m.Nonce, err)
 }
 
-func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m outgoing) (*discordgo.Message, error) {
+// upload is a file read into memory, so that every attempt can send it.
+type upload struct {
+	name, contentType string
+	data              []byte
+}
+
+func readFiles(files []*discordgo.File) ([]upload, error) {
+	out := make([]upload, 0, len(files))
+	for _, f := range files {
+		data, err := io.ReadAll(f.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("read file %s: %w", f.Name, err)
+		}
+		out = append(out, upload{name: f.Name, contentType: f.ContentType, data: data})
+	}
+	return out, nil
+}
+
+func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m outgoing, uploads []upload) (*discordgo.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, postAttemptTimeout)
 	defer cancel()
-	raw, err := s.RequestWithBucketID(http.MethodPost, endpoint, m, endpoint, discordgo.WithContext(ctx))
+	var raw []byte
+	var err error
+	if len(uploads) == 0 {
+		raw, err = s.RequestWithBucketID(http.MethodPost, endpoint, m, endpoint, discordgo.WithContext(ctx))
+	} else {
+		files := make([]*discordgo.File, len(uploads))
+		for i, u := range uploads {
+			files[i] = &discordgo.File{Name: u.name, ContentType: u.contentType, Reader: bytes.NewReader(u.data)}
+		}
+		contentType, body, merr := discordgo.MultipartBodyWithJSON(m, files)
+		if merr != nil {
+			return nil, fmt.Errorf("encode files: %w", merr)
+		}
+		raw, err = s.RequestRaw(http.MethodPost, endpoint, contentType, body, endpoint, 0, discordgo.WithContext(ctx))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +135,12 @@ func refused(err error) bool {
 	return st >= 400 && st < 500 && st != http.StatusTooManyRequests
 }
 
-// PostMessage posts content as the bot into channelID, pinging no one, with
-// a nonce Discord enforces so that a retry after a lost answer shows the
-// message once. It returns the message id. Scheduled posts use it.
-func (b *Bot) PostMessage(ctx context.Context, channelID, content string) (string, error) {
-	m, err := createMessage(ctx, b.session, channelID, outgoing{Content: content, AllowedMentions: noMentions()})
+// PostMessage posts content (and files, if any) as the bot into channelID,
+// pinging no one, with a nonce Discord enforces so that a retry after a lost
+// answer shows the message once. It returns the message id. Scheduled posts
+// use it.
+func (b *Bot) PostMessage(ctx context.Context, channelID, content string, files ...*discordgo.File) (string, error) {
+	m, err := createMessage(ctx, b.session, channelID, outgoing{Content: content, AllowedMentions: noMentions()}, files...)
 	if err != nil {
 		return "", err
 	}

@@ -23,7 +23,8 @@ type queuedTurn struct {
 	place  chan int      // latest place in line (buffered, newest wins)
 	start  chan struct{} // closed when the turn is answered or dropped
 	notice chan *sentMessage
-	drop   bool // set before start is closed when the bot stops
+	posted chan struct{} // closed once the notice was tried: the next may go
+	drop   bool          // set before start is closed when the bot stops
 }
 
 // queuedText tells a waiting user their place; the running turn is 1.
@@ -41,6 +42,10 @@ func (b *Bot) enqueue(req chat.Request) {
 		q = &channelQueue{}
 		b.queues[req.ChannelID] = q
 	}
+	var prev chan struct{} // the notice before this one, posted first
+	if n := len(q.jobs); n > 0 {
+		prev = q.jobs[n-1].posted
+	}
 	t := &queuedTurn{req: req}
 	q.jobs = append(q.jobs, t)
 	if !busy {
@@ -50,8 +55,9 @@ func (b *Bot) enqueue(req chat.Request) {
 	}
 	// One turn is running; this one waits behind it and the others.
 	t.place, t.start, t.notice = make(chan int, 1), make(chan struct{}), make(chan *sentMessage, 1)
+	t.posted = make(chan struct{})
 	b.wg.Add(1)
-	go b.waitInLine(t, len(q.jobs)+1)
+	go b.waitInLine(t, len(q.jobs)+1, prev)
 }
 
 // drain answers a channel's turns one after another and exits when the queue
@@ -108,14 +114,27 @@ func (b *Bot) dropQueued() int {
 
 // waitInLine posts the waiting notice of t, edits it as the line moves and,
 // when t's turn comes, hands the message over to the answer.
-func (b *Bot) waitInLine(t *queuedTurn, place int) {
+// Notices of one channel are posted in the order of the line (after prev).
+func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 	defer b.wg.Done()
 	defer b.recoverEvent("queue notice")
 	r := newReply(b, t.req)
 	var notice *sentMessage
 	defer func() { t.notice <- notice }()
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-t.start:
+		}
+	}
+	select {
+	case p := <-t.place: // the line moved while waiting for prev
+		place = p
+	default:
+	}
 	text := queuedText(place)
 	id, err := r.send(b.ctx, 0, text, true)
+	close(t.posted)
 	if err != nil {
 		b.log.Warn("discord queue notice failed", "channel_id", t.req.ChannelID, "err", err)
 	} else {

@@ -15,9 +15,12 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -70,11 +73,13 @@ func (t *rebase) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r2)
 }
 
-// fakeDiscord is a fake Discord and a real discordgo session talking to it.
+// fakeDiscord is a fake Discord and a real discordgo session talking to it;
+// bot posts through the same fake the way the app does.
 type fakeDiscord struct {
 	*discordtest.Server
 	session *discordgo.Session
 	rt      *rebase
+	bot     *bot.Bot
 }
 
 func newFakeDiscord(t testing.TB) *fakeDiscord {
@@ -87,8 +92,17 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 	}
 	rt := &rebase{base: base, next: http.DefaultTransport}
 	s.Client = &http.Client{Transport: rt, Timeout: 10 * time.Second}
-	return &fakeDiscord{Server: srv, session: s, rt: rt}
+	b, err := bot.New(bot.Options{Token: "test-token", APIBase: srv.URL(), Responder: noResponder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fakeDiscord{Server: srv, session: s, rt: rt, bot: b}
 }
+
+// noResponder is the responder of a bot that only posts.
+type noResponder struct{}
+
+func (noResponder) Respond(context.Context, chat.Request, func(llm.Event) error) error { return nil }
 
 // posts returns the create-message calls made to channel, answered or not.
 func (f *fakeDiscord) posts(channel string) []discordtest.Call {

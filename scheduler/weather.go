@@ -35,12 +35,12 @@ type Pipeline interface {
 	Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error)
 }
 
-// ChannelSender posts a bot message; *discordgo.Session satisfies it.
-type ChannelSender interface {
-	ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error)
+// ChannelPoster posts a bot message that pings no one and returns its id;
+// *bot.Bot satisfies it, sending a nonce Discord enforces so that a retry
+// after a lost answer still shows the post once.
+type ChannelPoster interface {
+	PostMessage(ctx context.Context, channelID, content string, files ...*discordgo.File) (string, error)
 }
-
-var _ ChannelSender = (*discordgo.Session)(nil)
 
 // Destination is where a scheduled post goes: the webhook when WebhookURL
 // is set, else a bot message to ChannelID. Scheduled posts never ping.
@@ -48,7 +48,7 @@ type Destination struct {
 	WebhookURL string       // WEATHER_WEBHOOK_URL / TIPS_WEBHOOK_URL; secret
 	ChannelID  string       // WEATHER_CHANNEL_ID / TIPS_CHANNEL_ID
 	HTTPClient *http.Client // executes the webhook; default http.DefaultClient
-	Discord    ChannelSender
+	Discord    ChannelPoster
 	Timeout    time.Duration // bounds one post; default 15 s
 }
 
@@ -79,10 +79,7 @@ func (d Destination) PostFiles(ctx context.Context, content string, files ...*di
 	case d.WebhookURL != "":
 		return d.execWebhook(ctx, content, files)
 	case d.ChannelID != "" && d.Discord != nil:
-		_, err := d.Discord.ChannelMessageSendComplex(d.ChannelID, &discordgo.MessageSend{
-			Content: content, AllowedMentions: noPings(), Files: files,
-		}, discordgo.WithContext(ctx))
-		if err != nil {
+		if _, err := d.Discord.PostMessage(ctx, d.ChannelID, content, files...); err != nil {
 			return fmt.Errorf("post to channel %s: %w", d.ChannelID, err)
 		}
 		return nil

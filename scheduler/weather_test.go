@@ -157,7 +157,7 @@ func TestWeatherChannelPostFactsAloneWhenLLMDown(t *testing.T) {
 	e.ollama.Down()
 	fd := newFakeDiscord(t)
 	fd.AddChannel("777")
-	e.opts.Dest = Destination{ChannelID: "777", Discord: fd.session}
+	e.opts.Dest = Destination{ChannelID: "777", Discord: fd.bot}
 	if err := NewWeather(e.opts).Run(context.Background(), fixedNow("2025-06-10 19:00")()); err != nil {
 		t.Fatal(err)
 	}
@@ -175,6 +175,9 @@ func TestWeatherChannelPostFactsAloneWhenLLMDown(t *testing.T) {
 	}
 	if am := msgs[0].AllowedMentions; am == nil || am.Parse == nil || len(am.Parse) != 0 {
 		t.Errorf("allowed mentions %+v, want parse []", am)
+	}
+	if !msgs[0].EnforceNonce || msgs[0].Nonce == "" {
+		t.Errorf("post nonce %q enforced %v, want a nonce Discord enforces", msgs[0].Nonce, msgs[0].EnforceNonce)
 	}
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -12,6 +13,22 @@ import (
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))
+}
+
+// degraded is a check's error that names a problem without making the
+// process unready.
+type degraded struct{ err error }
+
+func (d degraded) Error() string { return d.err.Error() }
+func (d degraded) Unwrap() error { return d.err }
+
+// Degraded marks a check's error as a degraded part: /readyz shows it under
+// the check's name but stays ready (200). Nil stays nil.
+func Degraded(err error) error {
+	if err == nil {
+		return nil
+	}
+	return degraded{err: err}
 }
 
 type readiness struct {
@@ -24,6 +41,9 @@ type checkResult struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Degraded is set when the check names a problem that leaves the
+	// process ready (OK stays true), e.g. slash commands not registered.
+	Degraded bool `json:"degraded,omitempty"`
 }
 
 // runChecks runs every check in order, each with a 2 s deadline.
@@ -36,6 +56,8 @@ func (s *Server) runChecks(ctx context.Context) []checkResult {
 		res := checkResult{Name: c.Name, OK: err == nil, Detail: "ok"}
 		if err != nil {
 			res.Detail = err.Error()
+			res.Degraded = errors.As(err, new(degraded))
+			res.OK = res.Degraded
 		}
 		out = append(out, res)
 	}

@@ -45,6 +45,7 @@ func TestHealthAndReadiness(t *testing.T) {
 				return nil
 			}},
 			{Name: "discord", Fn: func(context.Context) error { return nil }},
+			{Name: "commands", Fn: func(context.Context) error { return Degraded(errors.New("not registered: /memory")) }},
 		},
 		Gauges:        []Gauge{{Name: "yorozu_llm_queue_length", Help: "Turns waiting.", Fn: func() float64 { return 2 }}},
 		MetricsPublic: true,
@@ -55,8 +56,8 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 
 	code, body := get(t, base+"/readyz")
-	if code != 200 {
-		t.Errorf("/readyz with all checks passing = %d %s", code, body)
+	if code != 200 || !strings.Contains(body, `"commands":"not registered: /memory"`) {
+		t.Errorf("/readyz with all checks passing or degraded = %d %s", code, body)
 	}
 
 	dbDown.Store(true)

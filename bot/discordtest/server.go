@@ -137,6 +137,7 @@ type Server struct {
 	responses  []InteractionResponse
 	conns      map[*gatewayConn]bool
 	identified int
+	handshakes int
 	closed     bool
 	wg         sync.WaitGroup
 
@@ -466,6 +467,13 @@ func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.identified
+}
+
+// Handshakes counts IDENTIFY and RESUME attempts, refused ones included.
+func (s *Server) Handshakes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handshakes
 }
 
 // notifyLocked wakes WaitFor callers. s.mu must be held.
@@ -968,6 +976,10 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if f.Op == 2 || f.Op == 6 { // identify, resume
+			s.mu.Lock()
+			s.handshakes++
+			s.notifyLocked()
+			s.mu.Unlock()
 			if code, text := s.refusal(); code != 0 {
 				c.close(code, text)
 				return

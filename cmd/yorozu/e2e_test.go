@@ -90,6 +90,13 @@ type harness struct {
 
 func start(t testing.TB, extraEnv map[string]string) *harness {
 	t.Helper()
+	return startPrepared(t, extraEnv, nil)
+}
+
+// startPrepared is start with the fake Discord set up by prep (faults
+// included) before yorozu starts.
+func startPrepared(t testing.TB, extraEnv map[string]string, prep func(*discordtest.Server)) *harness {
+	t.Helper()
 	h := &harness{
 		discord: discordtest.New(t),
 		ollama:  ollamatest.New(t),
@@ -111,6 +118,9 @@ func start(t testing.TB, extraEnv map[string]string) *harness {
 		env[k] = v
 	}
 	h.env = env
+	if prep != nil {
+		prep(h.discord)
+	}
 	h.startRun(t, env)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -532,7 +542,7 @@ func TestTwoUsersShareOneLLMSlot(t *testing.T) {
 	// Bob sees his place in the queue while Alice's answer is being written.
 	if err := h.discord.WaitFor(ctx, func() bool {
 		for _, m := range h.discord.BotMessages(otherChannel) {
-			if strings.Contains(m.Content, "順番待ち") && strings.Contains(m.Content, "1番目") {
+			if strings.Contains(m.Content, "順番待ち") && strings.Contains(m.Content, "1 番目") {
 				return true
 			}
 		}

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
+	webui "github.com/yorozu-bot/yorozu/web"
 )
 
 // standbyPoll is how often a standby process tries to take the Discord
@@ -44,15 +48,63 @@ func (a *app) startDiscord(ctx context.Context) error {
 	return a.lead(ctx, lock)
 }
 
+// discordChecks are the /readyz checks of the Discord adapter: "discord"
+// (connected and in a server; a standby is ready, it takes the gateway over
+// when needed) and "commands" (slash commands registered; a refusal leaves
+// the process ready). Both say what is wrong and how to fix it.
+func (a *app) discordChecks() []webui.Check {
+	if a.bot == nil {
+		return nil
+	}
+	return []webui.Check{
+		{Name: "discord", Fn: func(context.Context) error {
+			if a.standby.Load() {
+				return nil
+			}
+			return a.bot.Status().GatewayErr()
+		}},
+		{Name: "commands", Fn: func(context.Context) error {
+			if a.standby.Load() {
+				return nil
+			}
+			return webui.Degraded(a.bot.Status().CommandsErr())
+		}},
+	}
+}
+
+// retryOnHangup makes the bot retry connecting at once on SIGHUP, so an
+// operator who fixed a setting in the Developer Portal need not wait. The
+// signal is caught from the moment it returns.
+func (a *app) retryOnHangup(ctx context.Context) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+				a.logger.Info("SIGHUP: retrying Discord now")
+				a.bot.RetryNow()
+			}
+		}
+	}()
+}
+
 // lead connects the bot while holding lock and watches the lock: a process
 // that lost it (its database connection died) must stop answering, since
 // another may now hold the gateway; it ends serve with an error so the
 // supervisor restarts it as a standby.
 func (a *app) lead(ctx context.Context, lock *db.Lock) error {
 	a.gatewayLock.Store(lock)
+	// Start returns after the first attempt; a Discord that is down or
+	// refuses is retried in the background and reported by /readyz, while
+	// HTTP and the jobs run.
 	if err := a.bot.Start(ctx); err != nil {
 		return fmt.Errorf("connect to Discord: %w", err)
 	}
+	a.retryOnHangup(ctx)
 	a.standby.Store(false)
 	go func() {
 		t := time.NewTicker(lockCheck)

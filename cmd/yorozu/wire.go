@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/ollama/ollama/api"
 	"riverqueue.com/riverui"
@@ -109,7 +107,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.router = chat.NewRouter(conv)
 	a.router.TurnTimeout = cfg.TurnTimeout
 
-	var discord *discordgo.Session
+	var discord *bot.Bot
 	if cfg.DiscordToken != "" {
 		b, err := bot.New(bot.Options{
 			Token:      cfg.DiscordToken,
@@ -123,7 +121,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		if err != nil {
 			return nil, err
 		}
-		a.bot, discord = b, b.Session()
+		a.bot, discord = b, b
 	}
 
 	schedOpts := scheduler.Options{
@@ -133,7 +131,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		MaxPending: cfg.ReminderMaxPending,
 	}
 	if discord != nil {
-		schedOpts.Discord = discord
+		schedOpts.Discord = discord.Session()
 	}
 	sched, err := scheduler.New(d.pool, schedOpts)
 	if err != nil {
@@ -208,7 +206,7 @@ func (a *app) buildTools(ctx context.Context) error {
 
 // buildRoutes wires the chat handlers, the scheduled posts and the slash
 // commands.
-func (a *app) buildRoutes(conv *chat.Conversation, discord *discordgo.Session) error {
+func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 	cfg := a.cfg
 	reminderTools, err := a.tools.Subset(reminder.Names...)
 	if err != nil {
@@ -287,15 +285,7 @@ func (a *app) buildWeb() {
 			return err
 		}},
 	}
-	if a.bot != nil {
-		checks = append(checks, webui.Check{Name: "discord", Fn: func(context.Context) error {
-			// A standby is ready: it takes the gateway over when needed.
-			if !a.standby.Load() && !a.bot.Ready() {
-				return errors.New("not connected")
-			}
-			return nil
-		}})
-	}
+	checks = append(checks, a.discordChecks()...)
 	a.web = webui.New(webui.Options{
 		Addr:   a.cfg.HTTPAddr,
 		Checks: checks,

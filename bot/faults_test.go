@@ -1,0 +1,457 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// logBuffer collects a bot's log lines for tests to read.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// startFaulty starts a bot against a fake Discord that prep has set up
+// (faults included) and returns without requiring a connection.
+func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options)) (*harness, *logBuffer) {
+	t.Helper()
+	srv := discordtest.New(t)
+	if prep != nil {
+		prep(srv)
+	}
+	logs := &logBuffer{}
+	resp := &fakeResponder{}
+	opts := Options{
+		Token:         "test-token",
+		APIBase:       srv.URL(),
+		Responder:     resp,
+		Logger:        slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		EditInterval:  20 * time.Millisecond,
+		RetryMin:      20 * time.Millisecond,
+		RetryMax:      200 * time.Millisecond,
+		OperatorRetry: time.Hour,
+	}
+	if mod != nil {
+		mod(&opts)
+	}
+	b, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	return &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx}, logs
+}
+
+// waitStatus polls the bot's status until cond holds.
+func (h *harness) waitStatus(cond func(Status) bool) Status {
+	h.t.Helper()
+	for {
+		st := h.bot.Status()
+		if cond(st) {
+			return st
+		}
+		select {
+		case <-h.ctx.Done():
+			h.t.Fatalf("status never as wanted; last %+v", st)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func nonceOf(c discordtest.Call) (string, bool) {
+	var body struct {
+		Nonce        string `json:"nonce"`
+		EnforceNonce bool   `json:"enforce_nonce"`
+	}
+	json.Unmarshal(c.Body, &body)
+	return body.Nonce, body.EnforceNonce
+}
+
+// A message POST whose answer is lost is sent again with the same nonce,
+// and the answer shows once.
+func TestLostCreateResponseShowsOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		how  discordtest.Loss
+	}{
+		{"server error after create", discordtest.LossServerError},
+		{"unreadable answer", discordtest.LossGarbage},
+		{"no answer in time", discordtest.LossTimeout},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, _ := startFaulty(t, func(s *discordtest.Server) {
+				s.LoseCreateResponses(chanID, 2, tc.how)
+			}, func(o *Options) {
+				if tc.how == discordtest.LossTimeout {
+					o.HTTPClient = &http.Client{Timeout: 500 * time.Millisecond}
+				}
+			})
+			h.resp.script = say("一度だけ表示されます。")
+			h.mention(chanID, "42", "こんにちは")
+			// The message exists after the first POST; the bot learns it
+			// with the third, which Discord answers with that message.
+			var posts []discordtest.Call
+			h.srv.WaitFor(h.ctx, func() bool {
+				posts = callsTo(h.srv.Calls(), "POST", "/channels/"+chanID+"/messages")
+				return len(posts) >= 3
+			})
+			msgs := h.waitText(chanID, "一度だけ表示されます。")
+			first, _ := nonceOf(posts[0])
+			for _, p := range posts {
+				if n, enforced := nonceOf(p); n != first || !enforced || n == "" {
+					t.Errorf("POST nonce %q enforced %v, want %q enforced", n, enforced, first)
+				}
+			}
+			if msgs[0].Nonce != first || !msgs[0].EnforceNonce {
+				t.Errorf("message nonce %q enforced %v", msgs[0].Nonce, msgs[0].EnforceNonce)
+			}
+		})
+	}
+}
+
+// Every message the bot creates carries a nonce Discord enforces: replies,
+// continuation parts, notices and waiting notices.
+func TestEveryMessageCarriesANonce(t *testing.T) {
+	t.Parallel()
+	h := start(t, func(o *Options) { o.RateLimit = 2 })
+	release := make(chan struct{})
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if req.Text == "長く" {
+			<-release
+			return say(strings.Repeat("長い答えの文です。", 400))(ctx, req, emit)
+		}
+		return say("短く。")(ctx, req, emit)
+	}
+	h.mention(chanID, "1", "長く")
+	h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
+	h.mention(chanID, "2", "短く")
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 }) // the waiting notice
+	h.mention(chanID, "1", "")                                                     // an empty mention: a notice
+	h.mention(chanID, "1", "3回目")                                                  // over the rate limit: a notice
+	close(release)
+	msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		n := 0
+		for _, m := range ms {
+			if strings.HasPrefix(m.Content, "長い") {
+				n++
+			}
+		}
+		return n >= 2 && len(ms) == n+3
+	})
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Nonce == "" || !m.EnforceNonce {
+			t.Errorf("message %q has nonce %q enforced %v", m.Content[:min(len(m.Content), 30)], m.Nonce, m.EnforceNonce)
+		}
+		if seen[m.Nonce] {
+			t.Errorf("nonce %q used twice", m.Nonce)
+		}
+		seen[m.Nonce] = true
+	}
+}
+
+// When Discord refuses every edit, the answer still arrives whole: what the
+// first message does not show goes out as new messages.
+func TestRefusedEditsPostTheRest(t *testing.T) {
+	t.Parallel()
+	t.Run("short", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, func(s *discordtest.Server) { s.RefuseEdits(chanID, true) }, nil)
+		h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+			emit(llm.Text{Text: "前半、"})
+			h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 })
+			emit(llm.Text{Text: "後半です。"})
+			return emit(llm.Done{})
+		}
+		h.mention(chanID, "42", "話して")
+		h.waitText(chanID, "前半、", "後半です。")
+	})
+	t.Run("long, with a tool status first", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, func(s *discordtest.Server) { s.RefuseEdits(chanID, true) }, nil)
+		var b strings.Builder
+		for b.Len() < 15000 {
+			fmt.Fprintf(&b, "%d 番目の文です。", b.Len())
+		}
+		text := b.String()
+		h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+			emit(llm.ToolStarted{Name: "web_search", Arguments: `{"query":"x"}`})
+			h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 })
+			for r := []rune(text); len(r) > 0; {
+				n := min(len(r), 300)
+				emit(llm.Text{Text: string(r[:n])})
+				r = r[n:]
+			}
+			return emit(llm.Done{})
+		}
+		h.mention(chanID, "42", "長く")
+		msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+			if len(ms) < 2 {
+				return false
+			}
+			var all strings.Builder
+			for _, m := range ms[1:] {
+				all.WriteString(m.Content)
+			}
+			return all.String() == text
+		})
+		if msgs[0].Content != "🔍 web_search: x" {
+			t.Errorf("first message %q, want the status it was left at", msgs[0].Content)
+		}
+		for i, m := range msgs {
+			if n := utf8.RuneCountInString(m.Content); n > maxMessageRunes {
+				t.Errorf("message %d has %d characters", i, n)
+			}
+		}
+	})
+}
+
+// A gateway that closes 4014 or 4004 is diagnosed once with its fix, is not
+// retried in a storm, and connects when the operator fixed it and retries.
+func TestGatewayRefusalDiagnosed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault func(*discordtest.Server)
+		fix   func(*discordtest.Server)
+		code  string
+		says  string
+	}{
+		{"disallowed intents", func(s *discordtest.Server) { s.CloseGateway(4014) }, func(s *discordtest.Server) { s.CloseGateway(0) },
+			DiagDisallowedIntents, "Developer Portal → Bot → Privileged Gateway Intents で Message Content Intent を有効にしてください"},
+		{"authentication failed", func(s *discordtest.Server) { s.CloseGateway(4004) }, func(s *discordtest.Server) { s.CloseGateway(0) },
+			DiagInvalidToken, "DISCORD_TOKEN"},
+		{"token rejected everywhere", func(s *discordtest.Server) { s.RejectToken(true) }, func(s *discordtest.Server) { s.RejectToken(false) },
+			DiagInvalidToken, "Reset Token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, logs := startFaulty(t, tc.fault, nil)
+			st := h.bot.Status()
+			if st.State != StateWaiting || st.Gateway == nil || st.Gateway.Code != tc.code {
+				t.Fatalf("status %+v, want waiting with %s", st, tc.code)
+			}
+			if err := st.GatewayErr(); err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("GatewayErr() = %v, want it to say %q", err, tc.says)
+			}
+			// A retry that fails the same way is not logged again.
+			h.bot.RetryNow()
+			h.srv.WaitFor(h.ctx, func() bool { return h.srv.Handshakes() >= 2 })
+			tc.fix(h.srv)
+			h.bot.RetryNow()
+			h.waitStatus(func(s Status) bool { return s.State == StateConnected })
+			if n := h.srv.Handshakes(); n != 3 {
+				t.Errorf("%d gateway handshakes, want 3 (refused, retried on request, fixed): no retry storm", n)
+			}
+			if n := strings.Count(logs.String(), "diagnosis="+tc.code); n != 1 {
+				t.Errorf("diagnosis logged %d times, want once:\n%s", n, logs.String())
+			}
+			if !strings.Contains(logs.String(), tc.says) {
+				t.Errorf("log does not name the fix %q:\n%s", tc.says, logs.String())
+			}
+			h.mention(chanID, "42", "直った？")
+			h.waitText(chanID, "了解です。")
+		})
+	}
+}
+
+// Discord unreachable at start: the bot keeps trying with backoff and
+// answers once Discord is back.
+func TestUnreachableAtStartKeepsTrying(t *testing.T) {
+	t.Parallel()
+	h, logs := startFaulty(t, func(s *discordtest.Server) { s.SetUnreachable(true) }, nil)
+	st := h.bot.Status()
+	if st.State != StateConnecting || st.Gateway == nil || st.Gateway.Code != DiagUnreachable {
+		t.Fatalf("status %+v, want connecting, unreachable", st)
+	}
+	if err := st.GatewayErr(); err == nil || !strings.HasPrefix(err.Error(), "connecting: ") {
+		t.Errorf("GatewayErr() = %v, want connecting: …", err)
+	}
+	h.srv.SetUnreachable(false)
+	h.waitStatus(func(s Status) bool { return s.State == StateConnected })
+	if err := h.bot.Status().GatewayErr(); err != nil {
+		t.Errorf("GatewayErr() after reconnecting = %v", err)
+	}
+	h.mention(chanID, "42", "戻った？")
+	h.waitText(chanID, "了解です。")
+	if !strings.Contains(logs.String(), "cannot reach Discord") {
+		t.Errorf("no unreachable line in the log:\n%s", logs.String())
+	}
+}
+
+// A bot invited nowhere says so with the invite URL, until it joins one.
+func TestNoGuildPrintsInvite(t *testing.T) {
+	t.Parallel()
+	h, logs := startFaulty(t, func(s *discordtest.Server) { s.SetGuilds() }, nil)
+	want := "https://discord.com/oauth2/authorize?client_id=" + h.srv.AppID() + "&permissions=274877975552&scope=bot+applications.commands"
+	if got := InviteURL(h.srv.AppID()); got != want {
+		t.Errorf("InviteURL = %s, want %s", got, want)
+	}
+	err := h.bot.Status().GatewayErr()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("GatewayErr() = %v, want the invite URL", err)
+	}
+	if !strings.Contains(logs.String(), `invite_url="`+want) {
+		t.Errorf("log does not print the invite URL:\n%s", logs.String())
+	}
+	h.srv.JoinGuild(guildID)
+	h.waitStatus(func(s Status) bool { return s.GatewayErr() == nil })
+}
+
+// Slash commands Discord refuses are named, the others registered, mentions
+// answered, and the refused ones registered once Discord accepts them.
+func TestRefusedCommandsKeepTheBotAnswering(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.New(t)
+	srv.RefuseCommand("broken")
+	logs := &logBuffer{}
+	resp := &fakeResponder{}
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, RetryMin: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nop := func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) {}
+	b.AddCommand(&discordgo.ApplicationCommand{Name: "ping", Description: "疎通確認"}, nop)
+	b.AddCommand(&discordgo.ApplicationCommand{Name: "broken", Description: "x"}, nop)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	h := &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx}
+
+	st := b.Status()
+	if st.State != StateConnected || st.GatewayErr() != nil {
+		t.Errorf("status %+v: a command refusal must leave the bot connected", st)
+	}
+	if err := st.CommandsErr(); err == nil || !strings.HasPrefix(err.Error(), "not registered: /broken") || strings.Contains(err.Error(), "/ping") {
+		t.Errorf("CommandsErr() = %v, want not registered: /broken …", err)
+	}
+	if cmds := srv.Commands(); len(cmds) != 1 || cmds[0].Name != "ping" {
+		t.Errorf("registered %+v, want ping alone meanwhile", cmds)
+	}
+	if !strings.Contains(logs.String(), `commands="/broken`) {
+		t.Errorf("the warning does not name the command:\n%s", logs.String())
+	}
+	h.mention(chanID, "42", "コマンドなしでも")
+	h.waitText(chanID, "了解です。")
+
+	srv.RefuseCommand("")
+	h.waitStatus(func(s Status) bool { return s.CommandsErr() == nil })
+	if cmds := srv.Commands(); len(cmds) != 2 {
+		t.Errorf("registered %+v, want both", cmds)
+	}
+}
+
+// discordgo's own lines, among them events it cannot parse, reach slog.
+func TestDiscordgoLogsReachSlog(t *testing.T) {
+	t.Parallel()
+	h, logs := startFaulty(t, nil, nil)
+	h.srv.Dispatch("MESSAGE_CREATE", json.RawMessage(`{"id":12345,"channel_id":["not","a","string"]}`))
+	// The channel answers in order: once a later mention is answered, the
+	// bad event was read.
+	h.mention(chanID, "42", "後から")
+	h.waitText(chanID, "了解です。")
+	log := logs.String()
+	if !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "component=discordgo") ||
+		!strings.Contains(log, "error unmarshalling MESSAGE_CREATE event") {
+		t.Errorf("unparsable event not logged through slog:\n%s", log)
+	}
+}
+
+// Users waiting in one channel see their place at once, updated as the
+// line moves, and the notice becomes their answer.
+func TestWaitingUsersSeeTheirPlace(t *testing.T) {
+	t.Parallel()
+	h := start(t, nil)
+	gates := map[string]chan struct{}{"A": make(chan struct{}), "B": make(chan struct{})}
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if g := gates[req.Text]; g != nil {
+			<-g
+		}
+		return say("答え:"+req.Text)(ctx, req, emit)
+	}
+	byRef := func(ms []discordtest.Message, ref string) string {
+		for _, m := range ms {
+			if m.Reference != nil && m.Reference.MessageID == ref {
+				return m.Content
+			}
+		}
+		return ""
+	}
+	h.mention(chanID, "1", "A")
+	h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
+	b := h.mention(chanID, "2", "B")
+	c := h.mention(chanID, "3", "C")
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return byRef(ms, b.ID) == "⏳ 順番待ち: 2 番目" && byRef(ms, c.ID) == "⏳ 順番待ち: 3 番目"
+	})
+	close(gates["A"])
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return byRef(ms, c.ID) == "⏳ 順番待ち: 2 番目" })
+	close(gates["B"])
+	msgs := h.waitText(chanID, "答え:B", "答え:C", "答え:A")
+	if msgs[0].Reference.MessageID != b.ID || msgs[1].Reference.MessageID != c.ID {
+		t.Errorf("answers are not in the waiting notices: %+v", msgs)
+	}
+}
+
+// A bot that stops while users wait tells them it could not answer.
+func TestStopTellsWaitingUsers(t *testing.T) {
+	t.Parallel()
+	h := start(t, func(o *Options) { o.ShutdownTimeout = 50 * time.Millisecond })
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	h.mention(chanID, "1", "A")
+	h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
+	h.mention(chanID, "2", "B")
+	h.waitText(chanID, "⏳ 順番待ち: 2 番目")
+	h.bot.Stop()
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		for _, m := range ms {
+			if m.Content == stoppedQueuedReply {
+				return true
+			}
+		}
+		return false
+	})
+}
