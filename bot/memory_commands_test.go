@@ -75,7 +75,7 @@ func TestMemoryCommands(t *testing.T) {
 	if got := command("forget", confirm(true)); !strings.Contains(got, "4 件を忘れました") || unarchived() != 0 {
 		t.Errorf("/forget confirm:true = %q, %d unarchived", got, unarchived())
 	}
-	msgs, err := mem.Context(ctx, key, "覚えてる？")
+	msgs, err := mem.Context(ctx, key, "", "覚えてる？")
 	if err != nil {
 		t.Fatal(err)
 	}

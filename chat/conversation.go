@@ -22,7 +22,7 @@ type Pipeline interface {
 // Store gives a turn its context and keeps the turn; *memory.Memory
 // satisfies it.
 type Store interface {
-	Context(ctx context.Context, key memory.SessionKey, userText string) ([]api.Message, error)
+	Context(ctx context.Context, key memory.SessionKey, space memory.Space, userText string) ([]api.Message, error)
 	Record(ctx context.Context, key memory.SessionKey, turn memory.Turn) error
 }
 
@@ -44,7 +44,8 @@ type Conversation struct {
 // Handle answers req.
 func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	key := memory.SessionKey(req.Session)
-	msgs, err := c.Store.Context(ctx, key, req.Text)
+	space := req.space()
+	msgs, err := c.Store.Context(ctx, key, space, req.Text)
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}
@@ -57,6 +58,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		GuildID:   req.GuildID,
 		ChannelID: req.ChannelID,
 		UserID:    req.AuthorID,
+		UserName:  req.AuthorName,
+		Space:     string(space),
 		MessageID: req.MessageID,
 		Text:      req.Text,
 	})
@@ -71,6 +74,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Source:    req.Source,
 		GuildID:   req.GuildID,
 		ChannelID: req.ChannelID,
+		Space:     space,
 		User: memory.MessageRecord{
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
 			PlatformMessageID: req.MessageID, At: at,

@@ -1,13 +1,21 @@
 package chat
 
-import "time"
+import (
+	"time"
+
+	"github.com/yorozu-bot/yorozu/memory"
+)
 
 // Request is one user turn, as an adapter (Discord, web) hands it over. It
 // carries plain values only; the adapter keeps its own types to itself.
 type Request struct {
-	Session     string // memory session key, e.g. "discord:channel:123"
-	Source      string // "discord" or "web"
-	GuildID     string // empty in DMs and on the web
+	Session string // memory session key, e.g. "discord:channel:123"
+	Source  string // "discord" or "web"
+	GuildID string // empty in DMs and on the web
+	// Space is whose memory the turn uses (memory.Space: "guild:<id>",
+	// "dm:<user id>", "web"). Empty: the server of GuildID, else the
+	// Discord user's DMs, else the default space (web chats).
+	Space       string
 	ChannelID   string
 	MessageID   string // the user's message id on the platform, if any
 	AuthorID    string
@@ -23,4 +31,11 @@ type Attachment struct {
 	Filename    string
 	ContentType string
 	Size        int
+}
+
+func (r Request) space() memory.Space {
+	if r.Space != "" {
+		return memory.Space(r.Space)
+	}
+	return memory.SpaceOf(r.Source, r.GuildID, r.AuthorID)
 }

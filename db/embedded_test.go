@@ -119,7 +119,7 @@ func startEmbeddedAndQuery(t *testing.T, dir string) {
 	if err := db.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "web:admin"}); err != nil {
+	if _, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: "web:admin"}); err != nil {
 		t.Fatal(err)
 	}
 	pool.Close()

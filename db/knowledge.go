@@ -12,6 +12,7 @@ import (
 // web search, summarised.
 type KnowledgeEntry struct {
 	ID         int64     `db:"id"`
+	Space      string    `db:"space"` // the space of the conversation that searched
 	Title      string    `db:"title"`
 	Body       string    `db:"body"`
 	Query      string    `db:"query"`       // the search that found it
@@ -31,6 +32,7 @@ type KnowledgeSource struct {
 
 // KnowledgeParams describes an entry to insert with its sources.
 type KnowledgeParams struct {
+	Space      string // required
 	Title      string // required
 	Body       string
 	Query      string
@@ -40,15 +42,18 @@ type KnowledgeParams struct {
 	CreatedAt  time.Time         // zero means now
 }
 
-const knowledgeColumns = "id, title, body, query, tool, session_key, file_path, created_at"
+const knowledgeColumns = "id, space, title, body, query, tool, session_key, file_path, created_at"
 
 // InsertKnowledge stores an entry and its sources. Call it in a transaction
 // to keep both or neither.
 func InsertKnowledge(ctx context.Context, q Querier, p KnowledgeParams) (KnowledgeEntry, error) {
+	if p.Space == "" {
+		return KnowledgeEntry{}, fmt.Errorf("insert knowledge %q: empty space", p.Title)
+	}
 	rows, err := q.Query(ctx, `
-INSERT INTO knowledge_entries (title, body, query, tool, session_key, created_at)
-VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+knowledgeColumns,
-		p.Title, p.Body, p.Query, p.Tool, p.SessionKey, utcOrNow(p.CreatedAt))
+INSERT INTO knowledge_entries (space, title, body, query, tool, session_key, created_at)
+VALUES ($7, $1, $2, $3, $4, $5, $6) RETURNING `+knowledgeColumns,
+		p.Title, p.Body, p.Query, p.Tool, p.SessionKey, utcOrNow(p.CreatedAt), p.Space)
 	if err != nil {
 		return KnowledgeEntry{}, fmt.Errorf("insert knowledge %q: %w", p.Title, err)
 	}
@@ -81,7 +86,8 @@ func SetKnowledgeFile(ctx context.Context, q Querier, id int64, path string) err
 	return nil
 }
 
-// KnowledgeByID returns an entry and its sources in order, or ErrNotFound.
+// KnowledgeByID returns an entry of any space and its sources in order, or
+// ErrNotFound. Callers acting for a conversation compare its Space with theirs.
 func KnowledgeByID(ctx context.Context, q Querier, id int64) (KnowledgeEntry, []KnowledgeSource, error) {
 	rows, err := q.Query(ctx, "SELECT "+knowledgeColumns+" FROM knowledge_entries WHERE id = $1", id)
 	if err != nil {
@@ -109,10 +115,11 @@ type KnowledgeHeading struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
-// LatestKnowledge returns the headings of the newest limit entries, newest first.
-func LatestKnowledge(ctx context.Context, q Querier, limit int) ([]KnowledgeHeading, error) {
+// LatestKnowledge returns the headings of the newest limit entries of space,
+// newest first.
+func LatestKnowledge(ctx context.Context, q Querier, space string, limit int) ([]KnowledgeHeading, error) {
 	rows, err := q.Query(ctx, `SELECT id, title, created_at FROM knowledge_entries
-ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
+WHERE space = $2 ORDER BY created_at DESC, id DESC LIMIT $1`, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("latest knowledge: %w", err)
 	}
@@ -121,4 +128,19 @@ ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
 		return nil, fmt.Errorf("latest knowledge: %w", err)
 	}
 	return hs, nil
+}
+
+// UnfiledKnowledge returns the entries whose file lies directly in folder
+// dir (written before spaces had folders of their own).
+func UnfiledKnowledge(ctx context.Context, q Querier, dir string) ([]KnowledgeEntry, error) {
+	rows, err := q.Query(ctx, "SELECT "+knowledgeColumns+` FROM knowledge_entries
+WHERE starts_with(file_path, $1 || '/') AND strpos(substr(file_path, length($1) + 2), '/') = 0 ORDER BY id`, dir)
+	if err != nil {
+		return nil, fmt.Errorf("unfiled knowledge in %s: %w", dir, err)
+	}
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return nil, fmt.Errorf("unfiled knowledge in %s: %w", dir, err)
+	}
+	return es, nil
 }

@@ -16,7 +16,7 @@ import (
 
 func newSession(t testing.TB, pool *pgxpool.Pool, key string) db.Session {
 	t.Helper()
-	s, err := db.UpsertSession(context.Background(), pool, db.SessionParams{Key: key})
+	s, err := db.UpsertSession(context.Background(), pool, db.SessionParams{Space: "web", Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}

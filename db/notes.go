@@ -25,6 +25,7 @@ var (
 // without gaps) and the pages of one section are contiguous.
 type NotePage struct {
 	ID        int64     `db:"id"`
+	Space     string    `db:"space"` // pages are per space; titles are unique within one
 	Title     string    `db:"title"`
 	Content   string    `db:"content"`
 	Section   string    `db:"section"` // "" is the unnamed section
@@ -44,38 +45,39 @@ type TxBeginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
-const notePageColumns = "id, title, content, section, position, created_at, updated_at"
+const notePageColumns = "id, space, title, content, section, position, created_at, updated_at"
 
-// notesLockKey is the advisory lock every writer of page order holds for its
-// transaction, so concurrent writers apply one after the other against the
-// order the previous one left.
-const notesLockKey int64 = 0x796f726f7a756e6f
+// notesLockSQL takes the advisory lock every writer of a space's page order
+// holds for its transaction, so concurrent writers apply one after the other
+// against the order the previous one left.
+const notesLockSQL = "SELECT pg_advisory_xact_lock(hashtextextended('yorozu.notes:' || $1, 0))"
 
-// NotePages returns every page in order.
-func NotePages(ctx context.Context, q Querier) ([]NotePage, error) {
-	rows, err := q.Query(ctx, "SELECT "+notePageColumns+" FROM note_pages ORDER BY position")
+// NotePages returns every page of space in order.
+func NotePages(ctx context.Context, q Querier, space string) ([]NotePage, error) {
+	rows, err := q.Query(ctx, "SELECT "+notePageColumns+" FROM note_pages WHERE space = $1 ORDER BY position", space)
 	if err != nil {
-		return nil, fmt.Errorf("note pages: %w", err)
+		return nil, fmt.Errorf("note pages of %s: %w", space, err)
 	}
 	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[NotePage])
 	if err != nil {
-		return nil, fmt.Errorf("note pages: %w", err)
+		return nil, fmt.Errorf("note pages of %s: %w", space, err)
 	}
 	return ps, nil
 }
 
-// NotePageByID returns a page, or ErrNotFound.
+// NotePageByID returns a page of any space, or ErrNotFound. Callers acting
+// for a conversation compare its Space with theirs.
 func NotePageByID(ctx context.Context, q Querier, id int64) (NotePage, error) {
-	return onePage(ctx, q, "id = $1", id, fmt.Sprint(id))
+	return onePage(ctx, q, "id = $1", fmt.Sprint(id), id)
 }
 
-// NotePageByTitle returns the page with exactly title, or ErrNotFound.
-func NotePageByTitle(ctx context.Context, q Querier, title string) (NotePage, error) {
-	return onePage(ctx, q, "title = $1", title, fmt.Sprintf("%q", title))
+// NotePageByTitle returns the page of space with exactly title, or ErrNotFound.
+func NotePageByTitle(ctx context.Context, q Querier, space, title string) (NotePage, error) {
+	return onePage(ctx, q, "space = $1 AND title = $2", fmt.Sprintf("%q in %s", title, space), space, title)
 }
 
-func onePage(ctx context.Context, q Querier, where string, arg any, name string) (NotePage, error) {
-	rows, err := q.Query(ctx, "SELECT "+notePageColumns+" FROM note_pages WHERE "+where, arg)
+func onePage(ctx context.Context, q Querier, where string, name string, args ...any) (NotePage, error) {
+	rows, err := q.Query(ctx, "SELECT "+notePageColumns+" FROM note_pages WHERE "+where, args...)
 	if err != nil {
 		return NotePage{}, fmt.Errorf("get note page %s: %w", name, err)
 	}
@@ -86,13 +88,16 @@ func onePage(ctx context.Context, q Querier, where string, arg any, name string)
 	return p, nil
 }
 
-// CreateNotePage adds a page at the end of its section (a new section goes
-// last) and returns it.
-func CreateNotePage(ctx context.Context, b TxBeginner, title, content, section string) (NotePage, error) {
+// CreateNotePage adds a page to space at the end of its section (a new
+// section goes last) and returns it.
+func CreateNotePage(ctx context.Context, b TxBeginner, space, title, content, section string) (NotePage, error) {
+	if space == "" {
+		return NotePage{}, fmt.Errorf("create note page %q: empty space", title)
+	}
 	var page NotePage
-	err := notesTx(ctx, b, func(tx pgx.Tx, order []NoteOrder) error {
-		rows, err := tx.Query(ctx, `INSERT INTO note_pages (title, content, section, position)
-VALUES ($1, $2, $3, (SELECT count(*) FROM note_pages)) RETURNING id`, title, content, section)
+	err := notesTx(ctx, b, space, func(tx pgx.Tx, order []NoteOrder) error {
+		rows, err := tx.Query(ctx, `INSERT INTO note_pages (space, title, content, section, position)
+VALUES ($4, $1, $2, $3, (SELECT count(*) FROM note_pages WHERE space = $4)) RETURNING id`, title, content, section, space)
 		if err != nil {
 			return err
 		}
@@ -112,14 +117,26 @@ VALUES ($1, $2, $3, (SELECT count(*) FROM note_pages)) RETURNING id`, title, con
 	return page, nil
 }
 
-// UpdateNoteContent replaces the content of a page; order is untouched.
-func UpdateNoteContent(ctx context.Context, q Querier, id int64, content string, at time.Time) (NotePage, error) {
-	rows, err := q.Query(ctx, "UPDATE note_pages SET content = $2, updated_at = $3 WHERE id = $1 RETURNING "+notePageColumns,
-		id, content, utcOrNow(at))
-	if err != nil {
-		return NotePage{}, fmt.Errorf("update note page %d: %w", id, err)
-	}
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[NotePage])
+// UpdateNoteContent replaces the content of a page; order is untouched. The
+// text it had is kept as a revision by ed (see NoteRevisions).
+func UpdateNoteContent(ctx context.Context, b TxBeginner, id int64, content string, ed NoteEditor) (NotePage, error) {
+	var p NotePage
+	err := pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error {
+		old, err := onePage(ctx, tx, "id = $1 FOR UPDATE", fmt.Sprint(id), id)
+		if err != nil {
+			return err
+		}
+		if err := saveRevision(ctx, tx, old, RevisionReplace, ed); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "UPDATE note_pages SET content = $2, updated_at = $3 WHERE id = $1 RETURNING "+notePageColumns,
+			id, content, utcOrNow(ed.At))
+		if err != nil {
+			return err
+		}
+		p, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[NotePage])
+		return err
+	})
 	if err != nil {
 		return NotePage{}, fmt.Errorf("update note page %d: %w", id, interpretError(err))
 	}
@@ -130,7 +147,7 @@ func UpdateNoteContent(ctx context.Context, q Querier, id int64, content string,
 // when the section is new). Setting the section it already has changes
 // nothing.
 func SetNoteSection(ctx context.Context, b TxBeginner, id int64, section string) error {
-	err := notesTx(ctx, b, func(tx pgx.Tx, order []NoteOrder) error {
+	err := pageTx(ctx, b, id, func(tx pgx.Tx, order []NoteOrder) error {
 		i := indexOf(order, id)
 		if i < 0 {
 			return ErrNotFound
@@ -147,11 +164,11 @@ func SetNoteSection(ctx context.Context, b TxBeginner, id int64, section string)
 	return nil
 }
 
-// RenameNoteSection relabels section from as to; pages keep their places.
-// Renaming onto another existing section is ErrSectionExists, a section
-// without pages ErrNotFound.
-func RenameNoteSection(ctx context.Context, b TxBeginner, from, to string) error {
-	err := notesTx(ctx, b, func(tx pgx.Tx, order []NoteOrder) error {
+// RenameNoteSection relabels section from as to in space; pages keep their
+// places. Renaming onto another existing section is ErrSectionExists, a
+// section without pages ErrNotFound.
+func RenameNoteSection(ctx context.Context, b TxBeginner, space, from, to string) error {
+	err := notesTx(ctx, b, space, func(tx pgx.Tx, order []NoteOrder) error {
 		found := false
 		for _, o := range order {
 			if o.Section == to && from != to {
@@ -162,7 +179,7 @@ func RenameNoteSection(ctx context.Context, b TxBeginner, from, to string) error
 		if !found {
 			return ErrNotFound
 		}
-		_, err := tx.Exec(ctx, "UPDATE note_pages SET section = $2 WHERE section = $1", from, to)
+		_, err := tx.Exec(ctx, "UPDATE note_pages SET section = $2 WHERE space = $3 AND section = $1", from, to, space)
 		return err
 	})
 	if err != nil {
@@ -171,11 +188,11 @@ func RenameNoteSection(ctx context.Context, b TxBeginner, from, to string) error
 	return nil
 }
 
-// ReorderNotePages applies a whole new order: every current page exactly
-// once, each with its section, the pages of a section next to each other.
-// Anything else is ErrInvalidOrder and changes nothing.
-func ReorderNotePages(ctx context.Context, b TxBeginner, want []NoteOrder) error {
-	err := notesTx(ctx, b, func(tx pgx.Tx, order []NoteOrder) error {
+// ReorderNotePages applies a whole new order to space: every current page
+// of it exactly once, each with its section, the pages of a section next to
+// each other. Anything else is ErrInvalidOrder and changes nothing.
+func ReorderNotePages(ctx context.Context, b TxBeginner, space string, want []NoteOrder) error {
+	err := notesTx(ctx, b, space, func(tx pgx.Tx, order []NoteOrder) error {
 		if err := validOrder(order, want); err != nil {
 			return err
 		}
@@ -187,12 +204,20 @@ func ReorderNotePages(ctx context.Context, b TxBeginner, want []NoteOrder) error
 	return nil
 }
 
-// DeleteNotePage removes a page; the pages after it move up.
-func DeleteNotePage(ctx context.Context, b TxBeginner, id int64) error {
-	err := notesTx(ctx, b, func(tx pgx.Tx, order []NoteOrder) error {
+// DeleteNotePage removes a page; the pages after it move up. Its last text
+// is kept as a revision by ed, so it can be restored.
+func DeleteNotePage(ctx context.Context, b TxBeginner, id int64, ed NoteEditor) error {
+	err := pageTx(ctx, b, id, func(tx pgx.Tx, order []NoteOrder) error {
 		i := indexOf(order, id)
 		if i < 0 {
 			return ErrNotFound
+		}
+		old, err := NotePageByID(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := saveRevision(ctx, tx, old, RevisionDelete, ed); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM note_pages WHERE id = $1", id); err != nil {
 			return err
@@ -233,27 +258,41 @@ func validOrder(current, want []NoteOrder) error {
 	return nil
 }
 
-// notesTx runs fn in a transaction holding the notes lock, with the current
-// order.
-func notesTx(ctx context.Context, b TxBeginner, fn func(tx pgx.Tx, order []NoteOrder) error) error {
+// pageTx is notesTx on the space of page id (ErrNotFound when there is no
+// such page).
+func pageTx(ctx context.Context, b TxBeginner, id int64, fn func(tx pgx.Tx, order []NoteOrder) error) error {
 	return pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", notesLockKey); err != nil {
-			return err
+		var space string
+		if err := tx.QueryRow(ctx, "SELECT space FROM note_pages WHERE id = $1", id).Scan(&space); err != nil {
+			return interpretError(err)
 		}
-		rows, err := tx.Query(ctx, "SELECT id, section FROM note_pages ORDER BY position")
-		if err != nil {
-			return err
-		}
-		var order []NoteOrder
-		var o NoteOrder
-		if _, err := pgx.ForEachRow(rows, []any{&o.ID, &o.Section}, func() error {
-			order = append(order, o)
-			return nil
-		}); err != nil {
-			return err
-		}
-		return fn(tx, order)
+		return lockedOrder(ctx, tx, space, fn)
 	})
+}
+
+// notesTx runs fn in a transaction holding the notes lock of space, with
+// its current order.
+func notesTx(ctx context.Context, b TxBeginner, space string, fn func(tx pgx.Tx, order []NoteOrder) error) error {
+	return pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error { return lockedOrder(ctx, tx, space, fn) })
+}
+
+func lockedOrder(ctx context.Context, tx pgx.Tx, space string, fn func(tx pgx.Tx, order []NoteOrder) error) error {
+	if _, err := tx.Exec(ctx, notesLockSQL, space); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, "SELECT id, section FROM note_pages WHERE space = $1 ORDER BY position", space)
+	if err != nil {
+		return err
+	}
+	var order []NoteOrder
+	var o NoteOrder
+	if _, err := pgx.ForEachRow(rows, []any{&o.ID, &o.Section}, func() error {
+		order = append(order, o)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return fn(tx, order)
 }
 
 // writeOrder sets position and section of every page from order.
@@ -296,7 +335,7 @@ func indexOf(order []NoteOrder, id int64) int {
 
 func noteError(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "note_pages_title_key" {
+	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "note_pages_space_title_key" {
 		return ErrNoteTitleTaken
 	}
 	return interpretError(err)
@@ -311,14 +350,14 @@ type NoteIndexItem struct {
 	Linked  bool   `db:"linked"` // linked to the session asked about
 }
 
-// NotesIndexByKey returns up to limit pages in order, each with the start of
-// its content and whether the session with key linked it.
-func NotesIndexByKey(ctx context.Context, q Querier, key string, limit int) ([]NoteIndexItem, error) {
+// NotesIndexByKey returns up to limit pages of space in order, each with the
+// start of its content and whether the session with key linked it.
+func NotesIndexByKey(ctx context.Context, q Querier, space, key string, limit int) ([]NoteIndexItem, error) {
 	rows, err := q.Query(ctx, `
 SELECT p.id, p.title, p.section, left(p.content, 40) AS head,
        EXISTS (SELECT 1 FROM session_note_pages l JOIN sessions s ON s.id = l.session_id
                WHERE s.key = $1 AND l.page_id = p.id) AS linked
-FROM note_pages p ORDER BY p.position LIMIT $2`, key, limit)
+FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`, key, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("notes index for %q: %w", key, err)
 	}
@@ -329,10 +368,22 @@ FROM note_pages p ORDER BY p.position LIMIT $2`, key, limit)
 	return items, nil
 }
 
-// LinkNotePage links a page to a session; linking twice is harmless.
+// LinkNotePage links a page to a session of the same space; linking twice
+// is harmless. A page of another space is ErrNotFound.
 func LinkNotePage(ctx context.Context, q Querier, sessionID, pageID int64) error {
-	if _, err := q.Exec(ctx, `INSERT INTO session_note_pages (session_id, page_id) VALUES ($1, $2)
-ON CONFLICT DO NOTHING`, sessionID, pageID); err != nil {
+	var ok bool
+	err := q.QueryRow(ctx, `
+WITH link AS (
+    INSERT INTO session_note_pages (session_id, page_id)
+    SELECT s.id, p.id FROM sessions s JOIN note_pages p ON p.space = s.space
+    WHERE s.id = $1 AND p.id = $2
+    ON CONFLICT DO NOTHING)
+SELECT EXISTS (SELECT 1 FROM sessions s JOIN note_pages p ON p.space = s.space WHERE s.id = $1 AND p.id = $2)`,
+		sessionID, pageID).Scan(&ok)
+	if err == nil && !ok {
+		err = ErrNotFound
+	}
+	if err != nil {
 		return fmt.Errorf("link note page %d to session %d: %w", pageID, sessionID, noteLinkError(err))
 	}
 	return nil
@@ -358,13 +409,13 @@ func noteLinkError(err error) error {
 	return err
 }
 
-// LinkedNotePagesByKey returns the pages linked to the session with key, in
-// page order.
-func LinkedNotePagesByKey(ctx context.Context, q Querier, key string) ([]NotePage, error) {
+// LinkedNotePagesByKey returns the pages of space linked to the session
+// with key, in page order.
+func LinkedNotePagesByKey(ctx context.Context, q Querier, space, key string) ([]NotePage, error) {
 	rows, err := q.Query(ctx, `
-SELECT p.id, p.title, p.content, p.section, p.position, p.created_at, p.updated_at
+SELECT p.id, p.space, p.title, p.content, p.section, p.position, p.created_at, p.updated_at
 FROM note_pages p JOIN session_note_pages l ON l.page_id = p.id JOIN sessions s ON s.id = l.session_id
-WHERE s.key = $1 ORDER BY p.position`, key)
+WHERE s.key = $1 AND p.space = $2 ORDER BY p.position`, key, space)
 	if err != nil {
 		return nil, fmt.Errorf("linked note pages of %q: %w", key, err)
 	}

@@ -15,11 +15,14 @@ import (
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 )
 
+// sp is the space the tests write notes in.
+const sp = "web"
+
 // layout renders pages as "section:title" in order and checks the
 // invariants: positions 0…n-1 and sections contiguous.
 func layout(t *testing.T, pool *pgxpool.Pool) string {
 	t.Helper()
-	ps, err := db.NotePages(context.Background(), pool)
+	ps, err := db.NotePages(context.Background(), pool, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func layout(t *testing.T, pool *pgxpool.Pool) string {
 
 func mustCreate(t *testing.T, pool *pgxpool.Pool, title, section string) db.NotePage {
 	t.Helper()
-	p, err := db.CreateNotePage(context.Background(), pool, title, "本文", section)
+	p, err := db.CreateNotePage(context.Background(), pool, sp, title, "本文", section)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,7 @@ func TestNotePagesKeepSectionsContiguous(t *testing.T) {
 		t.Fatalf("after creates: %s; want %s", got, want)
 	}
 
-	if _, err := db.CreateNotePage(ctx, pool, "a", "", "T"); !errors.Is(err, db.ErrNoteTitleTaken) {
+	if _, err := db.CreateNotePage(ctx, pool, sp, "a", "", "T"); !errors.Is(err, db.ErrNoteTitleTaken) {
 		t.Errorf("duplicate title: %v", err)
 	}
 
@@ -82,21 +85,21 @@ func TestNotePagesKeepSectionsContiguous(t *testing.T) {
 	}
 
 	// Renaming a section relabels it in place.
-	if err := db.RenameNoteSection(ctx, pool, "T", "旅行"); err != nil {
+	if err := db.RenameNoteSection(ctx, pool, sp, "T", "旅行"); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := layout(t, pool), "旅行:b 旅行:a :d U:c"; got != want {
 		t.Errorf("after rename: %s; want %s", got, want)
 	}
-	if err := db.RenameNoteSection(ctx, pool, "旅行", "U"); !errors.Is(err, db.ErrSectionExists) {
+	if err := db.RenameNoteSection(ctx, pool, sp, "旅行", "U"); !errors.Is(err, db.ErrSectionExists) {
 		t.Errorf("rename onto an existing section: %v", err)
 	}
-	if err := db.RenameNoteSection(ctx, pool, "nope", "X"); !errors.Is(err, db.ErrNotFound) {
+	if err := db.RenameNoteSection(ctx, pool, sp, "nope", "X"); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("rename of a missing section: %v", err)
 	}
 
 	// Deleting closes the gap.
-	if err := db.DeleteNotePage(ctx, pool, d.ID); err != nil {
+	if err := db.DeleteNotePage(ctx, pool, d.ID, db.NoteEditor{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := layout(t, pool), "旅行:b 旅行:a U:c"; got != want {
@@ -124,7 +127,7 @@ func TestReorderNotePages(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := db.ReorderNotePages(ctx, pool, tc.order); !errors.Is(err, db.ErrInvalidOrder) {
+			if err := db.ReorderNotePages(ctx, pool, sp, tc.order); !errors.Is(err, db.ErrInvalidOrder) {
 				t.Errorf("err = %v; want ErrInvalidOrder", err)
 			}
 			if got := layout(t, pool); got != "S:a S:b T:c" {
@@ -133,7 +136,7 @@ func TestReorderNotePages(t *testing.T) {
 		})
 	}
 	// Valid: sections reordered and c moved into S.
-	if err := db.ReorderNotePages(ctx, pool, []db.NoteOrder{o(c, "S"), o(b, "S"), o(a, "U")}); err != nil {
+	if err := db.ReorderNotePages(ctx, pool, sp, []db.NoteOrder{o(c, "S"), o(b, "S"), o(a, "U")}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := layout(t, pool), "S:c S:b U:a"; got != want {
@@ -178,7 +181,7 @@ func TestConcurrentReordersOneWinsNoneCorrupts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[g] = db.ReorderNotePages(ctx, pool, orders[g])
+			errs[g] = db.ReorderNotePages(ctx, pool, sp, orders[g])
 		}()
 	}
 	wg.Wait()
@@ -200,7 +203,7 @@ func TestConcurrentReordersOneWinsNoneCorrupts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[g] = db.ReorderNotePages(ctx, pool, orders[g])
+			errs[g] = db.ReorderNotePages(ctx, pool, sp, orders[g])
 		}()
 	}
 	mustCreate(t, pool, "late", "A")
@@ -216,12 +219,12 @@ func TestConcurrentReordersOneWinsNoneCorrupts(t *testing.T) {
 func TestNoteLinksAndIndex(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "web:admin"})
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: "web:admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := mustCreate(t, pool, "a", "")
-	long, err := db.CreateNotePage(ctx, pool, "long", strings.Repeat("あ", 50), "")
+	long, err := db.CreateNotePage(ctx, pool, sp, "long", strings.Repeat("あ", 50), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,14 +237,14 @@ func TestNoteLinksAndIndex(t *testing.T) {
 	if err := db.LinkNotePage(ctx, pool, s.ID, 999); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("linking a missing page: %v", err)
 	}
-	idx, err := db.NotesIndexByKey(ctx, pool, "web:admin", 10)
+	idx, err := db.NotesIndexByKey(ctx, pool, sp, "web:admin", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(idx) != 2 || idx[0].Linked || !idx[1].Linked || len([]rune(idx[1].Head)) != 40 {
 		t.Errorf("index = %+v", idx)
 	}
-	linked, err := db.LinkedNotePagesByKey(ctx, pool, "web:admin")
+	linked, err := db.LinkedNotePagesByKey(ctx, pool, sp, "web:admin")
 	if err != nil || len(linked) != 1 || linked[0].ID != long.ID {
 		t.Errorf("linked = %+v, %v", linked, err)
 	}

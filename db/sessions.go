@@ -17,6 +17,7 @@ type Session struct {
 	GuildID   string    `db:"guild_id"`
 	ChannelID string    `db:"channel_id"`
 	Title     string    `db:"title"`
+	Space     string    `db:"space"` // whose memory it is: "guild:<id>", "dm:<user id>", "web"
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
 }
@@ -28,10 +29,13 @@ type SessionParams struct {
 	GuildID   string
 	ChannelID string
 	Title     string
-	At        time.Time // activity time; zero means now
+	// Space is the space a new session belongs to (required); an existing
+	// session keeps its own.
+	Space string
+	At    time.Time // activity time; zero means now
 }
 
-const sessionColumns = "id, key, source, guild_id, channel_id, title, created_at, updated_at"
+const sessionColumns = "id, key, source, guild_id, channel_id, title, space, created_at, updated_at"
 
 // UpsertSession returns the session with p.Key, creating it if needed, in one
 // statement. An existing session keeps its non-empty fields, gains the ones it
@@ -40,9 +44,13 @@ func UpsertSession(ctx context.Context, q Querier, p SessionParams) (Session, er
 	if p.Key == "" {
 		return Session{}, fmt.Errorf("upsert session: empty key")
 	}
+	if p.Space == "" {
+		return Session{}, fmt.Errorf("upsert session %q: empty space", p.Key)
+	}
 	rows, err := q.Query(ctx, `
-INSERT INTO sessions (key, source, guild_id, channel_id, title, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6)
+WITH space AS (INSERT INTO spaces (key) VALUES ($7) ON CONFLICT DO NOTHING)
+INSERT INTO sessions (key, source, guild_id, channel_id, title, space, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $7, $6, $6)
 ON CONFLICT (key) DO UPDATE SET
     source     = COALESCE(NULLIF(sessions.source, ''), EXCLUDED.source),
     guild_id   = COALESCE(NULLIF(sessions.guild_id, ''), EXCLUDED.guild_id),
@@ -50,7 +58,7 @@ ON CONFLICT (key) DO UPDATE SET
     title      = COALESCE(NULLIF(sessions.title, ''), EXCLUDED.title),
     updated_at = GREATEST(sessions.updated_at, EXCLUDED.updated_at)
 RETURNING `+sessionColumns,
-		p.Key, p.Source, p.GuildID, p.ChannelID, p.Title, utcOrNow(p.At))
+		p.Key, p.Source, p.GuildID, p.ChannelID, p.Title, utcOrNow(p.At), p.Space)
 	if err != nil {
 		return Session{}, fmt.Errorf("upsert session %q: %w", p.Key, err)
 	}

@@ -15,7 +15,7 @@ func TestUpsertSession(t *testing.T) {
 	pool := dbtest.New(t)
 	t0 := time.Date(2026, 11, 30, 15, 4, 0, 0, time.FixedZone("JST", 9*3600))
 
-	first, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0})
+	first, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "guild:9", Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,18 +26,18 @@ func TestUpsertSession(t *testing.T) {
 	}{
 		{
 			name: "same params again",
-			p:    db.SessionParams{Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0},
-			want: db.Session{Key: "discord:channel:1", Source: "discord", ChannelID: "1", UpdatedAt: t0.UTC()},
+			p:    db.SessionParams{Space: "web", Key: "discord:channel:1", Source: "discord", ChannelID: "1", At: t0},
+			want: db.Session{Space: "guild:9", Key: "discord:channel:1", Source: "discord", ChannelID: "1", UpdatedAt: t0.UTC()},
 		},
 		{
-			name: "fills fields it lacked, keeps the ones it had",
-			p:    db.SessionParams{Key: "discord:channel:1", Source: "web", GuildID: "9", ChannelID: "2", Title: "雑談", At: t0.Add(time.Hour)},
-			want: db.Session{Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
+			name: "fills fields it lacked, keeps the ones it had, and its space",
+			p:    db.SessionParams{Space: "web", Key: "discord:channel:1", Source: "web", GuildID: "9", ChannelID: "2", Title: "雑談", At: t0.Add(time.Hour)},
+			want: db.Session{Space: "guild:9", Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
 		},
 		{
 			name: "an older activity time never moves updated_at back",
-			p:    db.SessionParams{Key: "discord:channel:1", At: t0.Add(-time.Hour)},
-			want: db.Session{Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
+			p:    db.SessionParams{Space: "web", Key: "discord:channel:1", At: t0.Add(-time.Hour)},
+			want: db.Session{Space: "guild:9", Key: "discord:channel:1", Source: "discord", GuildID: "9", ChannelID: "1", Title: "雑談", UpdatedAt: t0.Add(time.Hour).UTC()},
 		},
 	}
 	for _, tc := range tests {
@@ -69,6 +69,9 @@ func TestUpsertSession(t *testing.T) {
 	if _, err := db.UpsertSession(ctx, pool, db.SessionParams{}); err == nil {
 		t.Error("UpsertSession with an empty key succeeded")
 	}
+	if _, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "web:x"}); err == nil {
+		t.Error("UpsertSession with an empty space succeeded")
+	}
 }
 
 func TestUpsertSessionConcurrent(t *testing.T) {
@@ -78,7 +81,7 @@ func TestUpsertSessionConcurrent(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "web:admin", Source: "web"})
+			s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: "web:admin", Source: "web"})
 			errs <- err
 			ids <- s.ID
 		}()

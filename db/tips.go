@@ -11,6 +11,7 @@ import (
 // Tip is a row of tips: one posted useless tip.
 type Tip struct {
 	ID         int64     `db:"id"`
+	Space      string    `db:"space"` // the space of the channel it went to
 	Topic      string    `db:"topic"`
 	Content    string    `db:"content"`
 	Normalized string    `db:"normalized"` // the content as compared for repeats
@@ -19,6 +20,7 @@ type Tip struct {
 
 // TipParams describes a posted tip.
 type TipParams struct {
+	Space      string
 	Topic      string
 	Content    string    // required
 	Normalized string    // required
@@ -28,9 +30,9 @@ type TipParams struct {
 // InsertTip records a posted tip.
 func InsertTip(ctx context.Context, q Querier, p TipParams) (Tip, error) {
 	rows, err := q.Query(ctx, `
-INSERT INTO tips (topic, content, normalized, posted_at) VALUES ($1, $2, $3, $4)
-RETURNING id, topic, content, normalized, posted_at`,
-		p.Topic, p.Content, p.Normalized, utcOrNow(p.PostedAt))
+INSERT INTO tips (space, topic, content, normalized, posted_at) VALUES ($5, $1, $2, $3, $4)
+RETURNING id, space, topic, content, normalized, posted_at`,
+		p.Topic, p.Content, p.Normalized, utcOrNow(p.PostedAt), p.Space)
 	if err != nil {
 		return Tip{}, fmt.Errorf("insert tip on %q: %w", p.Topic, err)
 	}
@@ -41,11 +43,12 @@ RETURNING id, topic, content, normalized, posted_at`,
 	return t, nil
 }
 
-// RecentTips returns up to limit of the latest posted tips, newest first.
-func RecentTips(ctx context.Context, q Querier, limit int) ([]Tip, error) {
+// RecentTips returns up to limit of the latest tips posted in space, newest
+// first.
+func RecentTips(ctx context.Context, q Querier, space string, limit int) ([]Tip, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, topic, content, normalized, posted_at FROM tips
-ORDER BY posted_at DESC, id DESC LIMIT $1`, limit)
+SELECT id, space, topic, content, normalized, posted_at FROM tips
+WHERE space = $2 ORDER BY posted_at DESC, id DESC LIMIT $1`, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("recent tips: %w", err)
 	}

@@ -15,11 +15,11 @@ func TestTipsNewestFirst(t *testing.T) {
 	pool := dbtest.New(t)
 	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
 	for i, c := range []string{"一つ目", "二つ目", "三つ目"} {
-		if _, err := db.InsertTip(ctx, pool, db.TipParams{Topic: "猫", Content: c, Normalized: c, PostedAt: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+		if _, err := db.InsertTip(ctx, pool, db.TipParams{Space: "web", Topic: "猫", Content: c, Normalized: c, PostedAt: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tips, err := db.RecentTips(ctx, pool, 2)
+	tips, err := db.RecentTips(ctx, pool, "web", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRecentUserTextsAcrossSessions(t *testing.T) {
 	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
 	n := 0
 	for _, key := range []string{"discord:channel:1", "web:admin"} {
-		s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: key})
+		s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}

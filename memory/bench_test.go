@@ -61,7 +61,7 @@ func BenchmarkContext(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				msgs, err := m.Context(ctx, key, "こんにちは、今日は何をしようかな？")
+				msgs, err := m.Context(ctx, key, "", "こんにちは、今日は何をしようかな？")
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -84,7 +84,7 @@ func seedSteadyState(b testing.TB, pool *pgxpool.Pool, key string, n int) {
 			b.Fatal(err)
 		}
 	}
-	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: key, Source: "discord"})
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: key, Source: "discord"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -83,8 +83,8 @@ type layer struct {
 	used     int
 }
 
-// Context returns the messages for the model's next turn in session key,
-// within the token budget:
+// Context returns the messages for the model's next turn in session key of
+// space (empty: the default space), within the token budget:
 //
 //	system: persona and the current date and time in Location
 //	system: 1. knowledge headings (latest 15 titles; bodies via read_knowledge)
@@ -95,14 +95,19 @@ type layer struct {
 //	5. recent unsummarised messages, oldest first
 //	user: userText
 //
-// Empty layers are left out. When everything does not fit, layers give way
+// Layers 1 to 3 show only what belongs to space (the shared knowledge base
+// and space's own folders). Empty layers are left out. When everything does not fit, layers give way
 // in this order: older recent messages beyond their share, knowledge-base
 // files (least similar first), linked notes, the notes index, knowledge
 // headings, summaries (oldest first), and last the recent messages within
 // their share (oldest first). The system prompt, the user's message and the
 // newest turn never give way.
-func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) ([]api.Message, error) {
-	kbDone := m.startKBQuery(ctx, userText)
+func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userText string) ([]api.Message, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return nil, fmt.Errorf("context for session %q: %w", key, err)
+	}
+	kbDone := m.startKBQuery(ctx, space, userText)
 
 	// The layers are independent reads: run them at once, each on its own
 	// pooled connection, so the context costs one round-trip, not five.
@@ -124,15 +129,15 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, userText string) (
 		return err
 	})
 	g.Go(func() (err error) {
-		headings, err = db.LatestKnowledge(gctx, m.pool, KnowledgeHeadings)
+		headings, err = db.LatestKnowledge(gctx, m.pool, string(space), KnowledgeHeadings)
 		return err
 	})
 	g.Go(func() (err error) {
-		notes, err = db.NotesIndexByKey(gctx, m.pool, string(key), maxNotesIndex)
+		notes, err = db.NotesIndexByKey(gctx, m.pool, string(space), string(key), maxNotesIndex)
 		return err
 	})
 	g.Go(func() (err error) {
-		linked, err = db.LinkedNotePagesByKey(gctx, m.pool, string(key))
+		linked, err = db.LinkedNotePagesByKey(gctx, m.pool, string(space), string(key))
 		return err
 	})
 	g.Go(func() (err error) {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -59,6 +60,9 @@ func (m *Memory) SyncKnowledgeBase(ctx context.Context) error {
 	dir := m.opts.KnowledgeDir
 	if dir == "" || m.opts.Ollama == nil {
 		return nil
+	}
+	if err := m.moveLegacyKnowledgeFiles(ctx); err != nil {
+		return fmt.Errorf("sync knowledge base %s: %w", dir, err)
 	}
 	files, err := markdownFiles(dir)
 	if err != nil {
@@ -195,13 +199,13 @@ func docTitle(rel, content string) string {
 // startKBQuery embeds text (once per turn) while the rest of the context is
 // read, and returns a function that waits for the matching files. Any
 // failure means no knowledge-base layer this turn; it is logged.
-func (m *Memory) startKBQuery(ctx context.Context, text string) func() []kbHit {
+func (m *Memory) startKBQuery(ctx context.Context, space Space, text string) func() []kbHit {
 	if m.opts.Ollama == nil || m.opts.KnowledgeDir == "" || strings.TrimSpace(text) == "" {
 		return func() []kbHit { return nil }
 	}
 	done := make(chan []kbHit, 1)
 	go func() {
-		hits, err := m.searchKB(ctx, text)
+		hits, err := m.searchKB(ctx, space, text)
 		if err != nil {
 			m.log.Warn("knowledge base search: no knowledge-base layer this turn", "err", err)
 		}
@@ -210,9 +214,18 @@ func (m *Memory) startKBQuery(ctx context.Context, text string) func() []kbHit {
 	return func() []kbHit { return <-done }
 }
 
-func (m *Memory) searchKB(ctx context.Context, text string) ([]kbHit, error) {
-	docs, err := m.kbDocs(ctx)
-	if err != nil || len(docs) == 0 {
+func (m *Memory) searchKB(ctx context.Context, space Space, text string) ([]kbHit, error) {
+	all, err := m.kbDocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var docs []kbDoc
+	for _, d := range all {
+		if visibleIn(d.path, space) {
+			docs = append(docs, d)
+		}
+	}
+	if len(docs) == 0 {
 		// An empty knowledge base needs no embedding: the embedding model
 		// is not even loaded next to the chat model.
 		return nil, err
@@ -282,4 +295,53 @@ func unit(v []float32) []float32 {
 		out[i] = x * s
 	}
 	return out
+}
+
+// SpacesKnowledgeDir is the folder under Options.KnowledgeDir whose
+// sub-folders, one per server id, only that server sees.
+const SpacesKnowledgeDir = "spaces"
+
+// visibleIn reports whether space may see the knowledge-base file rel: the
+// operator's files are shared, except spaces/<guild id>/ (that server only);
+// web findings under web_search/<space>/ belong to their space, and files
+// directly under web_search/ (from before spaces) to none until moved.
+func visibleIn(rel string, space Space) bool {
+	top, rest, nested := strings.Cut(rel, "/")
+	switch top {
+	case SpacesKnowledgeDir:
+		dir, _, ok := strings.Cut(rest, "/")
+		return nested && ok && space.GuildID() != "" && dir == space.GuildID()
+	case WebKnowledgeDir:
+		dir, _, ok := strings.Cut(rest, "/")
+		return nested && ok && dir == space.Dir()
+	}
+	return true
+}
+
+// moveLegacyKnowledgeFiles moves the files of knowledge entries written
+// before spaces (web_search/<file>) into their space's folder
+// (web_search/<space>/<file>), so only that space sees them.
+func (m *Memory) moveLegacyKnowledgeFiles(ctx context.Context) error {
+	entries, err := db.UnfiledKnowledge(ctx, m.pool, WebKnowledgeDir)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		to := fmt.Sprintf("%s/%s/%s", WebKnowledgeDir, Space(e.Space).Dir(), path.Base(e.FilePath))
+		from := filepath.Join(m.opts.KnowledgeDir, filepath.FromSlash(e.FilePath))
+		dst := filepath.Join(m.opts.KnowledgeDir, filepath.FromSlash(to))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.Rename(from, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("move knowledge %d: %w", e.ID, err))
+			continue
+		}
+		if err := db.SetKnowledgeFile(ctx, m.pool, e.ID, to); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -50,7 +50,7 @@ func (m *Memory) KnowledgeHook() tools.AfterHook {
 		_ = json.Unmarshal(call.Args, &args)
 		caller, _ := tools.CallerFrom(ctx)
 		if !m.bg.run(func(ctx context.Context) {
-			if _, err := m.Learn(ctx, LearnInput{Tool: call.Tool, Query: args.Query, Session: SessionKey(caller.Session), Result: result}); err != nil {
+			if _, err := m.Learn(ctx, LearnInput{Tool: call.Tool, Query: args.Query, Session: SessionKey(caller.Session), Space: Space(caller.Space), Result: result}); err != nil {
 				m.log.Warn("knowledge from search", "tool", call.Tool, "query", args.Query, "err", err)
 			}
 		}) {
@@ -80,12 +80,17 @@ type LearnInput struct {
 	Tool    string
 	Query   string
 	Session SessionKey
+	Space   Space // the searching conversation's; empty: the default space
 	Result  string
 }
 
 // Learn summarises a search result into a knowledge entry, stores it with
 // its sources, writes its file and indexes it. It is what KnowledgeHook runs.
 func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, error) {
+	space, err := m.space(ctx, in.Space)
+	if err != nil {
+		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
+	}
 	input := in.Result
 	if r := []rune(input); len(r) > maxLearnInput {
 		input = string(r[:maxLearnInput])
@@ -99,7 +104,7 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: model answer is not a {title, body} object", in.Tool, in.Query)
 	}
 	p := db.KnowledgeParams{
-		Title: oneLine(v.Title, 80), Body: strings.TrimSpace(v.Body), Query: in.Query, Tool: in.Tool,
+		Space: string(space), Title: oneLine(v.Title, 80), Body: strings.TrimSpace(v.Body), Query: in.Query, Tool: in.Tool,
 		SessionKey: string(in.Session), Sources: sources(in.Result), CreatedAt: m.opts.Now(),
 	}
 	var e db.KnowledgeEntry
@@ -108,7 +113,7 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 		if err != nil || m.opts.KnowledgeDir == "" {
 			return err
 		}
-		e.FilePath = fmt.Sprintf("%s/%d-%s.md", WebKnowledgeDir, e.ID, slug(e.Title))
+		e.FilePath = fmt.Sprintf("%s/%s/%d-%s.md", WebKnowledgeDir, space.Dir(), e.ID, slug(e.Title))
 		return db.SetKnowledgeFile(ctx, tx, e.ID, e.FilePath)
 	})
 	if err != nil {
@@ -131,10 +136,18 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 	return e, nil
 }
 
-// Knowledge returns an entry and its sources (read_knowledge); a missing id
-// wraps db.ErrNotFound.
-func (m *Memory) Knowledge(ctx context.Context, id int64) (db.KnowledgeEntry, []db.KnowledgeSource, error) {
-	return db.KnowledgeByID(ctx, m.pool, id)
+// Knowledge returns an entry of space and its sources (read_knowledge); a
+// missing id, or one of another space, wraps db.ErrNotFound.
+func (m *Memory) Knowledge(ctx context.Context, space Space, id int64) (db.KnowledgeEntry, []db.KnowledgeSource, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return db.KnowledgeEntry{}, nil, err
+	}
+	e, srcs, err := db.KnowledgeByID(ctx, m.pool, id)
+	if err == nil && e.Space != string(space) {
+		return db.KnowledgeEntry{}, nil, fmt.Errorf("get knowledge %d in %s: %w", id, space, db.ErrNotFound)
+	}
+	return e, srcs, err
 }
 
 func knowledgeMarkdown(e db.KnowledgeEntry, srcs []db.KnowledgeSource, m *Memory) string {

@@ -45,17 +45,17 @@ func TestKnowledgeFromSearch(t *testing.T) {
 	if n := count(t, f.pool, "SELECT count(*) FROM knowledge_entries"); n != 1 {
 		t.Fatalf("%d entries; want one, from web_search only", n)
 	}
-	e, srcs, err := m.Knowledge(ctx, 1)
+	e, srcs, err := m.Knowledge(ctx, "", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Title != "猫の日は2月22日" || e.Query != "猫の日 いつ" || e.SessionKey != "discord:channel:c1" || e.FilePath != "web_search/1-猫の日は2月22日.md" {
+	if e.Title != "猫の日は2月22日" || e.Query != "猫の日 いつ" || e.SessionKey != "discord:channel:c1" || e.FilePath != "web_search/web/1-猫の日は2月22日.md" {
 		t.Errorf("entry = %+v", e)
 	}
 	if len(srcs) != 2 || srcs[0].URL != "https://ja.wikipedia.org/wiki/猫の日" || srcs[1].Title != "猫の日とは" {
 		t.Errorf("sources = %+v", srcs)
 	}
-	file, err := os.ReadFile(filepath.Join(f.kbDir, "web_search", "1-猫の日は2月22日.md"))
+	file, err := os.ReadFile(filepath.Join(f.kbDir, "web_search", "web", "1-猫の日は2月22日.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestKnowledgeFromSearch(t *testing.T) {
 		t.Errorf("file:\n%s", file)
 	}
 
-	msgs, err := m.Context(ctx, memory.DiscordChannel("c2"), "猫の日はいつ？")
+	msgs, err := m.Context(ctx, memory.DiscordChannel("c2"), "", "猫の日はいつ？")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestKnowledgeBaseSync(t *testing.T) {
 	}
 	kb := func(m *memory.Memory, text string) string {
 		t.Helper()
-		msgs, err := m.Context(ctx, memory.Web("admin"), text)
+		msgs, err := m.Context(ctx, memory.Web("admin"), "", text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestKnowledgeBaseSync(t *testing.T) {
 	t.Run("an embedding failure drops the layer only", func(t *testing.T) {
 		f.ollama.Status(500)
 		defer f.ollama.Status(0)
-		msgs, err := m.Context(ctx, memory.Web("admin"), "猫舌")
+		msgs, err := m.Context(ctx, memory.Web("admin"), "", "猫舌")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestEmbedsTheUserMessageOncePerTurn(t *testing.T) {
 	m := f.memory(t, nil)
 
 	// An empty knowledge base costs no embedding at all.
-	if _, err := m.Context(context.Background(), memory.Web("admin"), "猫"); err != nil {
+	if _, err := m.Context(context.Background(), memory.Web("admin"), "", "猫"); err != nil {
 		t.Fatal(err)
 	}
 	if n := inputs.Load(); n != 0 {
@@ -213,7 +213,7 @@ func TestEmbedsTheUserMessageOncePerTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs.Store(0)
-	if _, err := m.Context(context.Background(), memory.Web("admin"), "猫"); err != nil {
+	if _, err := m.Context(context.Background(), memory.Web("admin"), "", "猫"); err != nil {
 		t.Fatal(err)
 	}
 	if n := inputs.Load(); n != 1 {

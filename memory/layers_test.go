@@ -22,6 +22,9 @@ var layerHeads = []struct{ name, prefix string }{
 	{"summaries", "## 長期記憶"},
 }
 
+// g1 is the space of the server the seeded turns come from.
+var g1 = memory.GuildSpace("g1")
+
 func layerOf(m api.Message) string {
 	for _, l := range layerHeads {
 		if m.Role == "system" && strings.HasPrefix(m.Content, l.prefix) {
@@ -37,7 +40,7 @@ func populate(t *testing.T, f *fixture, m *memory.Memory, key memory.SessionKey,
 	t.Helper()
 	ctx := context.Background()
 	for i := range 15 * scale / scale {
-		if _, err := db.InsertKnowledge(ctx, f.pool, db.KnowledgeParams{
+		if _, err := db.InsertKnowledge(ctx, f.pool, db.KnowledgeParams{Space: string(g1),
 			Title: fmt.Sprintf("猫の日の由来 その%d %s", i, strings.Repeat("補足", scale)), Body: "2月22日",
 			Sources: []db.KnowledgeSource{{URL: "https://example.com/neko"}}}); err != nil {
 			t.Fatal(err)
@@ -45,11 +48,11 @@ func populate(t *testing.T, f *fixture, m *memory.Memory, key memory.SessionKey,
 	}
 	for i := range 6 {
 		section := []string{"生活", "ペット"}[i%2]
-		if _, err := m.WriteNote(ctx, key, fmt.Sprintf("ページ%d", i), strings.Repeat("ノートの本文です。", 2*scale), memory.NoteCreate, section); err != nil {
+		if _, err := m.WriteNote(ctx, g1, db.NoteEditor{SessionKey: string(key)}, fmt.Sprintf("ページ%d", i), strings.Repeat("ノートの本文です。", 2*scale), memory.NoteCreate, section); err != nil {
 			t.Fatal(err)
 		}
 	}
-	linked, err := m.WriteNote(ctx, key, "猫の名前候補", "タマ、ミケ、クロ\n"+strings.Repeat("候補の説明。", 20*scale), memory.NoteCreate, "ペット")
+	linked, err := m.WriteNote(ctx, g1, db.NoteEditor{SessionKey: string(key)}, "猫の名前候補", "タマ、ミケ、クロ\n"+strings.Repeat("候補の説明。", 20*scale), memory.NoteCreate, "ペット")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +84,7 @@ func TestContextLayersInOrder(t *testing.T) {
 	key := memory.DiscordChannel("c1")
 	populate(t, f, m, key, 1)
 
-	msgs, err := m.Context(context.Background(), key, "猫の餌は何がいい？")
+	msgs, err := m.Context(context.Background(), key, g1, "猫の餌は何がいい？")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +162,7 @@ func TestContextBudget(t *testing.T) {
 	// must see the same stored history.
 	m.Close()
 	ctx := context.Background()
-	full, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 1 << 20 }).Context(ctx, key, "猫の餌は何がいい？")
+	full, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 1 << 20 }).Context(ctx, key, g1, "猫の餌は何がいい？")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +175,7 @@ func TestContextBudget(t *testing.T) {
 	order := []string{"kb", "linked", "notes", "headings", "summaries", "recent"}
 	for _, budget := range []int{total, total - 300, total * 3 / 4, total / 2, total / 3, 3000, 2000, 1200} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = budget }).Context(ctx, key, "猫の餌は何がいい？")
+			msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = budget }).Context(ctx, key, g1, "猫の餌は何がいい？")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +211,7 @@ func TestContextBudget(t *testing.T) {
 	}
 
 	t.Run("newest turn over budget", func(t *testing.T) {
-		msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 10 }).Context(ctx, key, "猫？")
+		msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 10 }).Context(ctx, key, g1, "猫？")
 		if err != nil {
 			t.Fatal(err)
 		}

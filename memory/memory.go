@@ -81,6 +81,9 @@ type Options struct {
 	// EmbedTimeout bounds embedding the user's message on a turn; past it
 	// the turn goes without the knowledge-base layer. Default: 3 s.
 	EmbedTimeout time.Duration
+	// DefaultSpace is the space of web chats and scheduled posts that name
+	// none. Default: the only server that has used the bot, else WebSpace.
+	DefaultSpace Space
 	// Logger gets background failures. Default: slog.Default().
 	Logger *slog.Logger
 }

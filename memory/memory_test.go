@@ -58,7 +58,7 @@ func TestContextSystemPromptShowsLocalDateAndTime(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := memory.New(pool, memory.Options{Location: tc.loc, Now: func() time.Time { return now }})
-			msgs, err := m.Context(context.Background(), memory.Web("admin"), "今日は何曜日?")
+			msgs, err := m.Context(context.Background(), memory.Web("admin"), "", "今日は何曜日?")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestContextHistory(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := memory.New(pool, tc.opts)
-			msgs, err := m.Context(context.Background(), key, "次は?")
+			msgs, err := m.Context(context.Background(), key, "", "次は?")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestContextHistory(t *testing.T) {
 		if _, err := pool.Exec(context.Background(), "UPDATE messages SET archived_at = now() WHERE content IN ('u0', 'a0')"); err != nil {
 			t.Fatal(err)
 		}
-		msgs, err := memory.New(pool, memory.Options{}).Context(context.Background(), key, "次は?")
+		msgs, err := memory.New(pool, memory.Options{}).Context(context.Background(), key, "", "次は?")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestRecordStoresBothMessages(t *testing.T) {
 
 	// The next Context sees the whole message when the char bound allows it.
 	wide := memory.New(pool, memory.Options{MaxChars: 25000})
-	msgs, err := wide.Context(ctx, key, "続き")
+	msgs, err := wide.Context(ctx, key, "", "続き")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func BenchmarkContext10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		msgs, err := m.Context(ctx, key, "こんにちは")
+		msgs, err := m.Context(ctx, key, "", "こんにちは")
 		if err != nil || len(msgs) != memory.DefaultMaxMessages+2 {
 			b.Fatalf("got %d messages, %v", len(msgs), err)
 		}
@@ -297,7 +297,7 @@ func BenchmarkContext10k(b *testing.B) {
 func seedBulk(b testing.TB, pool *pgxpool.Pool, key string, n int) {
 	b.Helper()
 	ctx := context.Background()
-	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: key, Source: "discord"})
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: key, Source: "discord"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,8 +24,9 @@ const (
 // NotesEvent tells subscribers that the shared notes changed, e.g. during a
 // turn (Session is the turn's session; empty for the admin page).
 type NotesEvent struct {
+	Space   Space
 	Session SessionKey
-	Action  string // create, append, replace, move, rename_section, reorder, delete, link, unlink
+	Action  string // create, append, replace, move, rename_section, reorder, delete, restore, link, unlink
 	PageID  int64  // 0 for section renames and reorders
 	Title   string
 }
@@ -70,27 +71,36 @@ func (m *Memory) notesChanged(ev NotesEvent) {
 	}
 }
 
-// Notes returns every page in order.
-func (m *Memory) Notes(ctx context.Context) ([]db.NotePage, error) {
-	return db.NotePages(ctx, m.pool)
+// Notes returns every page of space (empty: the default space) in order.
+func (m *Memory) Notes(ctx context.Context, space Space) ([]db.NotePage, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return nil, err
+	}
+	return db.NotePages(ctx, m.pool, string(space))
 }
 
-// ReadNote returns the page whose id or exact title is titleOrID; failing
-// that, the only page whose title matches ignoring case and surrounding
-// space. Otherwise the error wraps db.ErrNotFound.
-func (m *Memory) ReadNote(ctx context.Context, titleOrID string) (db.NotePage, error) {
+// ReadNote returns the page of space whose id or exact title is titleOrID;
+// failing that, the only page whose title matches ignoring case and
+// surrounding space. Otherwise (also for a page of another space) the error
+// wraps db.ErrNotFound.
+func (m *Memory) ReadNote(ctx context.Context, space Space, titleOrID string) (db.NotePage, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return db.NotePage{}, err
+	}
 	s := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(titleOrID), "#"))
 	if id, err := strconv.ParseInt(strings.Trim(s, "[]"), 10, 64); err == nil {
 		p, err := db.NotePageByID(ctx, m.pool, id)
-		if !errors.Is(err, db.ErrNotFound) {
+		if err == nil && p.Space == string(space) || err != nil && !errors.Is(err, db.ErrNotFound) {
 			return p, err
 		}
 	}
-	p, err := db.NotePageByTitle(ctx, m.pool, strings.TrimSpace(titleOrID))
+	p, err := db.NotePageByTitle(ctx, m.pool, string(space), strings.TrimSpace(titleOrID))
 	if !errors.Is(err, db.ErrNotFound) {
 		return p, err
 	}
-	pages, err := db.NotePages(ctx, m.pool)
+	pages, err := db.NotePages(ctx, m.pool, string(space))
 	if err != nil {
 		return db.NotePage{}, err
 	}
@@ -106,29 +116,34 @@ func (m *Memory) ReadNote(ctx context.Context, titleOrID string) (db.NotePage, e
 	return db.NotePage{}, fmt.Errorf("read note %q: %w", titleOrID, db.ErrNotFound)
 }
 
-// WriteNote writes the page titled title. create makes a new page at the end
-// of section (an existing title wraps db.ErrNoteTitleTaken); append and
-// replace need the page to exist (else the error wraps db.ErrNotFound) and
-// ignore section. key is the session whose turn wrote it, for the event.
-func (m *Memory) WriteNote(ctx context.Context, key SessionKey, title, content string, mode NoteMode, section string) (db.NotePage, error) {
+// WriteNote writes the page of space titled title, as by. create makes a new
+// page at the end of section (an existing title wraps db.ErrNoteTitleTaken);
+// append and replace need the page to exist in space (else the error wraps
+// db.ErrNotFound) and ignore section. replace keeps the text it replaces as
+// a revision (see NoteRevisions).
+func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, title, content string, mode NoteMode, section string) (db.NotePage, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
 		return db.NotePage{}, errors.New("write note: empty title")
 	}
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return db.NotePage{}, err
+	}
+	by.At = orNow(by.At, m.opts.Now())
 	var p db.NotePage
-	var err error
 	switch mode {
 	case NoteCreate:
-		p, err = db.CreateNotePage(ctx, m.pool, title, content, strings.TrimSpace(section))
+		p, err = db.CreateNotePage(ctx, m.pool, string(space), title, content, strings.TrimSpace(section))
 	case NoteAppend, NoteReplace:
-		p, err = m.ReadNote(ctx, title)
+		p, err = m.ReadNote(ctx, space, title)
 		if err != nil {
 			return db.NotePage{}, err
 		}
 		if mode == NoteAppend {
-			p, err = db.AppendNoteContent(ctx, m.pool, p.ID, content, m.opts.Now())
+			p, err = db.AppendNoteContent(ctx, m.pool, p.ID, content, by.At)
 		} else {
-			p, err = db.UpdateNoteContent(ctx, m.pool, p.ID, content, m.opts.Now())
+			p, err = db.UpdateNoteContent(ctx, m.pool, p.ID, content, by)
 		}
 	default:
 		return db.NotePage{}, fmt.Errorf("write note %q: unknown mode %q", title, mode)
@@ -136,11 +151,11 @@ func (m *Memory) WriteNote(ctx context.Context, key SessionKey, title, content s
 	if err != nil {
 		return db.NotePage{}, err
 	}
-	m.notesChanged(NotesEvent{Session: key, Action: string(mode), PageID: p.ID, Title: p.Title})
+	m.notesChanged(NotesEvent{Space: space, Session: SessionKey(by.SessionKey), Action: string(mode), PageID: p.ID, Title: p.Title})
 	return p, nil
 }
 
-// MoveNote puts a page at the end of section.
+// MoveNote puts a page (of any space: the admin page) at the end of section.
 func (m *Memory) MoveNote(ctx context.Context, id int64, section string) error {
 	if err := db.SetNoteSection(ctx, m.pool, id, strings.TrimSpace(section)); err != nil {
 		return err
@@ -149,37 +164,71 @@ func (m *Memory) MoveNote(ctx context.Context, id int64, section string) error {
 	return nil
 }
 
-// RenameSection relabels a section; its pages keep their places.
-func (m *Memory) RenameSection(ctx context.Context, from, to string) error {
-	if err := db.RenameNoteSection(ctx, m.pool, from, strings.TrimSpace(to)); err != nil {
+// RenameSection relabels a section of space; its pages keep their places.
+func (m *Memory) RenameSection(ctx context.Context, space Space, from, to string) error {
+	space, err := m.space(ctx, space)
+	if err != nil {
 		return err
 	}
-	m.notesChanged(NotesEvent{Action: "rename_section", Title: to})
+	if err := db.RenameNoteSection(ctx, m.pool, string(space), from, strings.TrimSpace(to)); err != nil {
+		return err
+	}
+	m.notesChanged(NotesEvent{Space: space, Action: "rename_section", Title: to})
 	return nil
 }
 
-// ReorderNotes applies a whole new order (see db.ReorderNotePages).
-func (m *Memory) ReorderNotes(ctx context.Context, order []db.NoteOrder) error {
-	if err := db.ReorderNotePages(ctx, m.pool, order); err != nil {
+// ReorderNotes applies a whole new order to the pages of space (see
+// db.ReorderNotePages).
+func (m *Memory) ReorderNotes(ctx context.Context, space Space, order []db.NoteOrder) error {
+	space, err := m.space(ctx, space)
+	if err != nil {
 		return err
 	}
-	m.notesChanged(NotesEvent{Action: "reorder"})
+	if err := db.ReorderNotePages(ctx, m.pool, string(space), order); err != nil {
+		return err
+	}
+	m.notesChanged(NotesEvent{Space: space, Action: "reorder"})
 	return nil
 }
 
-// DeleteNote removes a page.
-func (m *Memory) DeleteNote(ctx context.Context, id int64) error {
-	if err := db.DeleteNotePage(ctx, m.pool, id); err != nil {
+// DeleteNote removes a page (of any space: the admin page); its text stays
+// restorable among its revisions.
+func (m *Memory) DeleteNote(ctx context.Context, id int64, by db.NoteEditor) error {
+	by.At = orNow(by.At, m.opts.Now())
+	if err := db.DeleteNotePage(ctx, m.pool, id, by); err != nil {
 		return err
 	}
-	m.notesChanged(NotesEvent{Action: "delete", PageID: id})
+	m.notesChanged(NotesEvent{Session: SessionKey(by.SessionKey), Action: "delete", PageID: id})
 	return nil
 }
 
-// LinkNote links a page to session key (creating the session if needed), so
-// its full text joins that session's context.
+// NoteRevisions returns the kept earlier versions of page id (of any space:
+// the admin page), newest first; a deleted page's too.
+func (m *Memory) NoteRevisions(ctx context.Context, id int64) ([]db.NoteRevision, error) {
+	return db.NoteRevisions(ctx, m.pool, id)
+}
+
+// RestoreNote puts revision revID's text back on its page, recreating a
+// deleted page; the text it replaces becomes a revision in turn.
+func (m *Memory) RestoreNote(ctx context.Context, revID int64, by db.NoteEditor) (db.NotePage, error) {
+	by.At = orNow(by.At, m.opts.Now())
+	p, err := db.RestoreNoteRevision(ctx, m.pool, revID, by)
+	if err != nil {
+		return db.NotePage{}, err
+	}
+	m.notesChanged(NotesEvent{Space: Space(p.Space), Session: SessionKey(by.SessionKey), Action: "restore", PageID: p.ID, Title: p.Title})
+	return p, nil
+}
+
+// LinkNote links a page to session key (creating the session in the page's
+// space if needed), so its full text joins that session's context. A page
+// of another space than the session's wraps db.ErrNotFound.
 func (m *Memory) LinkNote(ctx context.Context, key SessionKey, pageID int64) error {
-	s, err := db.UpsertSession(ctx, m.pool, db.SessionParams{Key: string(key), At: m.opts.Now()})
+	page, err := db.NotePageByID(ctx, m.pool, pageID)
+	if err != nil {
+		return err
+	}
+	s, err := db.UpsertSession(ctx, m.pool, db.SessionParams{Key: string(key), Space: page.Space, At: m.opts.Now()})
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,12 @@ type Turn struct {
 	Source    string // "discord", "web", …
 	GuildID   string // empty outside guilds
 	ChannelID string
-	User      MessageRecord
-	Reply     MessageRecord
+	// Space is whose memory the turn joins; empty: SpaceOf(Source,
+	// GuildID, User.AuthorID), else the default space. A session stays in
+	// the space of its first turn.
+	Space Space
+	User  MessageRecord
+	Reply MessageRecord
 }
 
 // MessageRecord is one side of a Turn.
@@ -37,10 +41,19 @@ type MessageRecord struct {
 func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	now := m.opts.Now()
 	userAt, replyAt := orNow(turn.User.At, now), orNow(turn.Reply.At, now)
+	space := turn.Space
+	if space == "" {
+		space = SpaceOf(turn.Source, turn.GuildID, turn.User.AuthorID)
+	}
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return fmt.Errorf("record turn in session %q: %w", key, err)
+	}
 	var stored []db.Message
-	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
 		s, err := db.UpsertSession(ctx, tx, db.SessionParams{
-			Key: string(key), Source: turn.Source, GuildID: turn.GuildID, ChannelID: turn.ChannelID, At: replyAt,
+			Key: string(key), Source: turn.Source, GuildID: turn.GuildID, ChannelID: turn.ChannelID,
+			Space: string(space), At: replyAt,
 		})
 		if err != nil {
 			return err

@@ -51,7 +51,7 @@ WHERE m.archived_at IS NOT NULL AND m.content IN ('u0','a0','u1','a1','u2','a2',
 		return count(t, f.pool, "SELECT count(*) FROM memory_tags WHERE memory_id = $1", mems[0].ID) == 3
 	})
 
-	msgs, err := m.Context(ctx, key, "続き")
+	msgs, err := m.Context(ctx, key, "", "続き")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,11 @@ type TipsOptions struct {
 	Pipeline Pipeline    // required: the model writes the tip
 	Model    string      // DEFAULT_MODEL
 	Dest     Destination // required
-	DB       db.Querier  // posted tips and slots; required
-	Cron     string      // TIPS_CRON; default "0 */3 * * *"
+	// Space gives the space of Dest's channel, whose tips history is
+	// compared against (TIPS_SPACE for a webhook). nil: "".
+	Space    func(ctx context.Context) (string, error)
+	DB       db.Querier // posted tips and slots; required
+	Cron     string     // TIPS_CRON; default "0 */3 * * *"
 	Location *time.Location
 	// Attempts is how many tips the model may write to find one that is
 	// not a repeat; default 3.
@@ -147,15 +150,30 @@ func (t *Tips) topic() string {
 	return fallbackTopics[rand.IntN(len(fallbackTopics))]
 }
 
+func (t *Tips) space(ctx context.Context) (string, error) {
+	if t.o.Space == nil {
+		return "", nil
+	}
+	s, err := t.o.Space(ctx)
+	if err != nil {
+		return "", fmt.Errorf("space of the tips channel: %w", err)
+	}
+	return s, nil
+}
+
 // Format is a tip as posted.
 func Format(tip string) string { return "💡 どうでもいいTips：" + tip }
 
 func (t *Tips) publish(ctx context.Context, topic, tip string) error {
+	space, err := t.space(ctx)
+	if err != nil {
+		return err
+	}
 	if err := t.o.Dest.Post(ctx, Format(tip)); err != nil {
 		return err
 	}
-	_, err := db.InsertTip(context.WithoutCancel(ctx), t.o.DB, db.TipParams{
-		Topic: topic, Content: tip, Normalized: NormalizeTip(tip), PostedAt: t.o.Now(),
+	_, err = db.InsertTip(context.WithoutCancel(ctx), t.o.DB, db.TipParams{
+		Space: space, Topic: topic, Content: tip, Normalized: NormalizeTip(tip), PostedAt: t.o.Now(),
 	})
 	return err
 }
@@ -167,7 +185,11 @@ const tipPrompt = `あなたは雑学好きのbotです。お題について、�
 // write asks the model for a tip on topic that is not one of the recent
 // ones (compared normalised).
 func (t *Tips) write(ctx context.Context, topic string) (string, error) {
-	recent, err := db.RecentTips(ctx, t.o.DB, recentTips)
+	space, err := t.space(ctx)
+	if err != nil {
+		return "", err
+	}
+	recent, err := db.RecentTips(ctx, t.o.DB, space, recentTips)
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,10 @@ type Caller struct {
 	GuildID   string
 	ChannelID string
 	UserID    string
+	UserName  string // the user's display name, for records such as note revisions
+	// Space is whose memory the turn may reach ("guild:<id>", "dm:<user
+	// id>", "web"); empty means the default space.
+	Space     string
 	MessageID string // message that started the turn
 	// Text is the user's message, so a tool can check the model's reading
 	// of it (a reminder's time against the words the user wrote).

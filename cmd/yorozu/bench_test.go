@@ -80,6 +80,7 @@ func seedMessages(b *testing.B, h *harness, n int) {
 	ctx := context.Background()
 	s, err := db.UpsertSession(ctx, h.pool, db.SessionParams{
 		Key: string(memory.DiscordChannel(channelID)), Source: "discord", GuildID: guildID, ChannelID: channelID,
+		Space: string(memory.GuildSpace(guildID)),
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -117,7 +117,7 @@ func TestConcurrentUse(t *testing.T) {
 func TestSeedFromDB(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1"})
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: "discord:channel:1"})
 	if err != nil {
 		t.Fatal(err)
 	}

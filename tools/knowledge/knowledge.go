@@ -19,7 +19,7 @@ const Name = "read_knowledge"
 
 // Store finds knowledge entries; *memory.Memory satisfies it.
 type Store interface {
-	Knowledge(ctx context.Context, id int64) (db.KnowledgeEntry, []db.KnowledgeSource, error)
+	Knowledge(ctx context.Context, space memory.Space, id int64) (db.KnowledgeEntry, []db.KnowledgeSource, error)
 }
 
 var _ Store = (*memory.Memory)(nil)
@@ -28,7 +28,8 @@ type args struct {
 	ID int64 `json:"id" jsonschema_description:"the entry's id: the number in [ ] in the knowledge headings"`
 }
 
-// Tool returns read_knowledge over s; dates are shown in loc.
+// Tool returns read_knowledge over s; dates are shown in loc. It reaches only
+// the entries of the caller's space (tools.Caller.Space).
 func Tool(s Store, loc *time.Location) tools.Tool {
 	if loc == nil {
 		loc = time.Local
@@ -36,7 +37,8 @@ func Tool(s Store, loc *time.Location) tools.Tool {
 	return tools.MustNew(Name,
 		"Read a knowledge entry (what an earlier web search found): its text and its sources.",
 		func(ctx context.Context, a args) (string, error) {
-			e, srcs, err := s.Knowledge(ctx, a.ID)
+			c, _ := tools.CallerFrom(ctx)
+			e, srcs, err := s.Knowledge(ctx, memory.Space(c.Space), a.ID)
 			if errors.Is(err, db.ErrNotFound) {
 				return "", fmt.Errorf("no knowledge entry %d: use an id from the knowledge headings, or search the web", a.ID)
 			}

@@ -25,9 +25,9 @@ var Names = []string{ReadName, WriteName}
 
 // Store keeps the notes; *memory.Memory satisfies it.
 type Store interface {
-	Notes(ctx context.Context) ([]db.NotePage, error)
-	ReadNote(ctx context.Context, titleOrID string) (db.NotePage, error)
-	WriteNote(ctx context.Context, key memory.SessionKey, title, content string, mode memory.NoteMode, section string) (db.NotePage, error)
+	Notes(ctx context.Context, space memory.Space) ([]db.NotePage, error)
+	ReadNote(ctx context.Context, space memory.Space, titleOrID string) (db.NotePage, error)
+	WriteNote(ctx context.Context, space memory.Space, by db.NoteEditor, title, content string, mode memory.NoteMode, section string) (db.NotePage, error)
 }
 
 var _ Store = (*memory.Memory)(nil)
@@ -46,7 +46,9 @@ type writeArgs struct {
 	Section string `json:"section,omitempty" jsonschema_description:"for create: the section to put the new page in (at its end); omit for none"`
 }
 
-// Tools returns read_note and write_note over s.
+// Tools returns read_note and write_note over s. They reach only the pages
+// of the caller's space (tools.Caller.Space): a page of another space is
+// "not found".
 func Tools(s Store) []tools.Tool {
 	return []tools.Tool{
 		tools.MustNew(ReadName,
@@ -62,9 +64,10 @@ func read(ctx context.Context, s Store, a readArgs) (string, error) {
 	if strings.TrimSpace(a.TitleOrID) == "" {
 		return "", errors.New("title_or_id is empty: give a page title or id from the notes index")
 	}
-	p, err := s.ReadNote(ctx, a.TitleOrID)
+	c, _ := tools.CallerFrom(ctx)
+	p, err := s.ReadNote(ctx, memory.Space(c.Space), a.TitleOrID)
 	if errors.Is(err, db.ErrNotFound) {
-		return "", fmt.Errorf("no note page %q. %s", a.TitleOrID, existing(ctx, s))
+		return "", fmt.Errorf("no note page %q. %s", a.TitleOrID, existing(ctx, s, memory.Space(c.Space)))
 	}
 	if err != nil {
 		return "", err
@@ -93,11 +96,15 @@ func write(ctx context.Context, s Store, a writeArgs) (string, error) {
 		return "", errors.New("content is empty: give the text to write")
 	}
 	c, _ := tools.CallerFrom(ctx)
-	p, err := s.WriteNote(ctx, memory.SessionKey(c.Session), title, a.Content, mode, a.Section)
+	by := db.NoteEditor{Name: c.UserName, SessionKey: c.Session}
+	if by.Name == "" {
+		by.Name = c.UserID
+	}
+	p, err := s.WriteNote(ctx, memory.Space(c.Space), by, title, a.Content, mode, a.Section)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		return "", fmt.Errorf("no note page %q to %s. Call write_note with mode \"create\" to make it, or use an existing title. %s",
-			title, mode, existing(ctx, s))
+			title, mode, existing(ctx, s, memory.Space(c.Space)))
 	case errors.Is(err, db.ErrNoteTitleTaken):
 		return "", fmt.Errorf("a note page %q already exists. Call write_note with mode \"append\" to add to it or \"replace\" to rewrite it (read_note shows its text first)", title)
 	case err != nil:
@@ -108,8 +115,8 @@ func write(ctx context.Context, s Store, a writeArgs) (string, error) {
 }
 
 // existing lists page titles for an error message.
-func existing(ctx context.Context, s Store) string {
-	pages, err := s.Notes(ctx)
+func existing(ctx context.Context, s Store, space memory.Space) string {
+	pages, err := s.Notes(ctx, space)
 	if err != nil || len(pages) == 0 {
 		return "There are no note pages yet."
 	}
