@@ -43,8 +43,10 @@ func wideEmbed(_ string, input string) []float32 {
 // messages, in the state the summariser leaves it: all but the newest 12
 // archived under summaries, the session's older summaries folded (8 live),
 // plus 1,000 summaries across 100 other sessions, 500 knowledge-base files
-// of 1,024-dimension embeddings, 15 knowledge entries and 30 note pages with
-// one linked. The user's message is embedded by a fake Ollama over HTTP.
+// of 1,024-dimension embeddings (a fifth of them in other servers' folders),
+// and 50 spaces (servers) each with 15 knowledge entries and 30 note pages,
+// one page linked to the session. The user's message is embedded by a fake
+// Ollama over HTTP.
 func BenchmarkContext(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -61,7 +63,7 @@ func BenchmarkContext(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				msgs, err := m.Context(ctx, key, "", "こんにちは、今日は何をしようかな？")
+				msgs, err := m.Context(ctx, key, benchSpace, "こんにちは、今日は何をしようかな？")
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -75,6 +77,9 @@ func BenchmarkContext(b *testing.B) {
 	}
 }
 
+// benchSpace is the space of the benchmark's session, one of 50.
+const benchSpace = memory.Space("guild:0")
+
 func seedSteadyState(b testing.TB, pool *pgxpool.Pool, key string, n int) {
 	b.Helper()
 	ctx := context.Background()
@@ -84,12 +89,12 @@ func seedSteadyState(b testing.TB, pool *pgxpool.Pool, key string, n int) {
 			b.Fatal(err)
 		}
 	}
-	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: key, Source: "discord"})
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: string(benchSpace), Key: key, Source: "discord"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	// Other sessions and their 1,000 summaries.
-	exec(`INSERT INTO sessions (key) SELECT 'discord:channel:other' || g FROM generate_series(1, 100) g`)
+	exec(`INSERT INTO sessions (key, space) SELECT 'discord:channel:other' || g, 'guild:' || (g % 50) FROM generate_series(1, 100) g`)
 	exec(`INSERT INTO memories (session_id, content, tokens, message_count, period_start, period_end)
 SELECT (SELECT id FROM sessions WHERE key = 'discord:channel:other' || (g % 100 + 1)), repeat('別の会話の要約です。', 12), 130, 10,
        now() - g * interval '1 hour', now() - g * interval '1 hour' + interval '10 minutes'
@@ -109,14 +114,24 @@ SELECT $1, CASE WHEN g % 2 = 0 THEN 'user' ELSE 'assistant' END, 'u' || (g % 5),
        CASE WHEN g <= $3 THEN now() END,
        CASE WHEN g <= $3 THEN (SELECT min(id) FROM memories WHERE session_id = $1) END
 FROM generate_series(1, $2) g`, s.ID, n, archived)
-	// Knowledge, notes and the knowledge base.
-	exec(`INSERT INTO knowledge_entries (title, body) SELECT 'ウェブで調べたこと ' || g, 'body' FROM generate_series(1, 15) g`)
-	exec(`INSERT INTO note_pages (title, content, section, position)
-SELECT 'ページ' || g, repeat('ノートの内容です。', 30), 'セクション' || (g / 10), g - 1 FROM generate_series(1, 30) g`)
-	exec(`INSERT INTO session_note_pages (session_id, page_id) VALUES ($1, (SELECT min(id) FROM note_pages))`, s.ID)
+	// Knowledge, notes and the knowledge base, in 50 spaces.
+	exec(`INSERT INTO knowledge_entries (space, title, body)
+SELECT 'guild:' || sp, 'ウェブで調べたこと ' || g, 'body' FROM generate_series(1, 15) g, generate_series(0, 49) sp`)
+	exec(`INSERT INTO note_pages (space, title, content, section, position)
+SELECT 'guild:' || sp, 'ページ' || g, repeat('ノートの内容です。', 30), 'セクション' || (g / 10), g - 1
+FROM generate_series(1, 30) g, generate_series(0, 49) sp`)
+	exec(`INSERT INTO session_note_pages (session_id, page_id)
+VALUES ($1, (SELECT min(id) FROM note_pages WHERE space = $2))`, s.ID, string(benchSpace))
 	rows := make([][]any, 500)
 	for i := range rows {
-		rows[i] = []any{fmt.Sprintf("doc%d.md", i), fmt.Sprint("doc ", i), strings.Repeat("ナレッジベースの文書です。", 80),
+		path := fmt.Sprintf("doc%d.md", i)
+		switch i % 10 {
+		case 1:
+			path = fmt.Sprintf("spaces/%d/doc%d.md", i%50, i)
+		case 2:
+			path = fmt.Sprintf("web_search/guild-%d/doc%d.md", i%50, i)
+		}
+		rows[i] = []any{path, fmt.Sprint("doc ", i), strings.Repeat("ナレッジベースの文書です。", 80),
 			fmt.Sprint(i), wideEmbed("", fmt.Sprint("doc", i)), "bge-m3"}
 	}
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"local_knowledge_docs"},

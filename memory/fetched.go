@@ -31,6 +31,9 @@ type FetchedDoc struct {
 	// Source and GuildID describe the conversation when this creates it
 	// (a document fetched during a conversation's first turn).
 	Source, GuildID, ChannelID string
+	// Space is the conversation's space; empty: SpaceOf(Source, GuildID,
+	// ""), else the default space.
+	Space Space
 }
 
 // fetchedCutNote ends kept text that was cut, so whoever reads it back (the
@@ -40,8 +43,17 @@ const fetchedCutNote = "\n\n…[cut: only the first 2 MB of this document's text
 // KeepFetched keeps doc with conversation key, replacing what was kept of
 // the same URL there.
 func (m *Memory) KeepFetched(ctx context.Context, key SessionKey, doc FetchedDoc) (db.FetchedFile, error) {
+	space := doc.Space
+	if space == "" {
+		space = SpaceOf(doc.Source, doc.GuildID, "")
+	}
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return db.FetchedFile{}, err
+	}
 	s, err := db.UpsertSession(ctx, m.pool, db.SessionParams{
-		Key: string(key), Source: doc.Source, GuildID: doc.GuildID, ChannelID: doc.ChannelID, At: m.opts.Now(),
+		Key: string(key), Source: doc.Source, GuildID: doc.GuildID, ChannelID: doc.ChannelID,
+		Space: string(space), At: m.opts.Now(),
 	})
 	if err != nil {
 		return db.FetchedFile{}, err

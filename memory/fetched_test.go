@@ -47,7 +47,7 @@ func TestKeepFetched(t *testing.T) {
 	if _, err := m.FetchedFile(ctx, memory.DiscordChannel("11"), f.ID); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("another conversation's read: %v, want not found", err)
 	}
-	msgs, err := m.Context(ctx, key, "それで？")
+	msgs, err := m.Context(ctx, key, "", "それで？")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestKeepFetched(t *testing.T) {
 	if list, _ := m.FetchedFiles(ctx, key); len(list) != 0 {
 		t.Errorf("%d documents after /forget, want none", len(list))
 	}
-	msgs, err = m.Context(ctx, key, "それで？")
+	msgs, err = m.Context(ctx, key, "", "それで？")
 	if err != nil {
 		t.Fatal(err)
 	}

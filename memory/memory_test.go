@@ -217,7 +217,7 @@ func TestRecordWithoutReplyKeepsTheQuestion(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := m.Context(ctx, key, "覚えてる？")
+	msgs, err := m.Context(ctx, key, "", "覚えてる？")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ var _ web.Keeper = keptDocs{}
 func (k keptDocs) Keep(ctx context.Context, c tools.Caller, d web.KeptDoc) {
 	_, err := k.memory.KeepFetched(ctx, memory.SessionKey(c.Session), memory.FetchedDoc{
 		URL: d.URL, Title: d.Title, MediaType: d.MediaType, Size: d.Size, Text: d.Text, Tool: d.Tool,
-		Source: c.Source, GuildID: c.GuildID, ChannelID: c.ChannelID,
+		Source: c.Source, GuildID: c.GuildID, ChannelID: c.ChannelID, Space: memory.Space(c.Space),
 	})
 	if err != nil {
 		k.logger.Warn("keep fetched document", "session", c.Session, "tool", d.Tool, "err", err)

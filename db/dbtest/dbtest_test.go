@@ -18,7 +18,7 @@ func TestNewIsMigratedAndIsolated(t *testing.T) {
 	if err != nil || applied == 0 || pending != 0 {
 		t.Fatalf("MigrationStatus = %d applied, %d pending, %v; want all applied", applied, pending, err)
 	}
-	if _, err := db.UpsertSession(ctx, a, db.SessionParams{Key: "web:a"}); err != nil {
+	if _, err := db.UpsertSession(ctx, a, db.SessionParams{Key: "web:a", Space: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.SessionByKey(ctx, b, "web:a"); !errors.Is(err, db.ErrNotFound) {

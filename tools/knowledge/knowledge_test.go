@@ -19,7 +19,7 @@ func TestReadKnowledge(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	m := memory.New(pool, memory.Options{})
-	if _, err := db.InsertKnowledge(ctx, pool, db.KnowledgeParams{Space: "web", 
+	if _, err := db.InsertKnowledge(ctx, pool, db.KnowledgeParams{Space: "web",
 		Title: "猫の日", Body: "2月22日です。", Query: "猫の日 いつ",
 		Sources:   []db.KnowledgeSource{{URL: "https://a.example/", Title: "A"}, {URL: "https://b.example/"}},
 		CreatedAt: time.Date(2026, 2, 21, 20, 0, 0, 0, time.UTC),
