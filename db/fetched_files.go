@@ -81,8 +81,15 @@ ORDER BY fetched_at DESC, id DESC LIMIT $2`, key, limit)
 }
 
 // FetchedFilesBySession lists the documents of session id, newest first,
-// without their text (the admin page).
+// without their text (the admin page). An unknown session is ErrNotFound.
 func FetchedFilesBySession(ctx context.Context, q Querier, sessionID int64, limit int) ([]FetchedFile, error) {
+	var exists bool
+	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1)", sessionID).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("list fetched files of session %d: %w", sessionID, err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("list fetched files of session %d: %w", sessionID, ErrNotFound)
+	}
 	rows, err := q.Query(ctx, `
 SELECT `+listedFetchedColumns+` FROM fetched_files WHERE session_id = $1
 ORDER BY fetched_at DESC, id DESC LIMIT $2`, sessionID, limit)

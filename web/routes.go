@@ -47,6 +47,9 @@ func (s *Server) Routes() []Route {
 		{"POST /api/models/presets", Login, http.HandlerFunc(s.handleCreatePreset)},
 		{"DELETE /api/models/presets/{id}", Login, http.HandlerFunc(s.handleDeletePreset)},
 
+		{"GET /chat/sessions/{id}/files", Login, http.HandlerFunc(s.handleSessionFiles)},
+		{"GET /chat/sessions/{id}/files/{file_id}", Login, http.HandlerFunc(s.handleSessionFile)},
+
 		{"/jobs/", Login, s.jobsHandler()},
 	}
 	return append(rs, s.opts.Pages...)
