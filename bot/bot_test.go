@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -72,32 +71,11 @@ const (
 
 func start(t *testing.T, mod func(*Options)) *harness {
 	t.Helper()
-	srv := discordtest.New(t)
-	resp := &fakeResponder{}
-	opts := Options{
-		Token:        "test-token",
-		APIBase:      srv.URL(),
-		Responder:    resp,
-		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		EditInterval: 20 * time.Millisecond,
-	}
-	if mod != nil {
-		mod(&opts)
-	}
-	b, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	if err := b.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Stop)
-	if !b.Ready() {
+	h, _ := startFaulty(t, nil, mod)
+	if !h.bot.Ready() {
 		t.Fatal("Ready() = false after Start")
 	}
-	return &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx}
+	return h
 }
 
 // mention posts a guild message from user that mentions the bot.

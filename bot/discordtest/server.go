@@ -361,14 +361,19 @@ func (s *Server) SetUnreachable(off bool) {
 
 // closeConns closes every gateway connection with a close frame.
 func (s *Server) closeConns(code int, text string) {
+	for c := range s.takeConns() {
+		c.close(code, text)
+	}
+}
+
+// takeConns forgets every gateway connection and returns them.
+func (s *Server) takeConns() map[*gatewayConn]bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	conns := s.conns
 	s.conns = map[*gatewayConn]bool{}
 	s.notifyLocked()
-	s.mu.Unlock()
-	for c := range conns {
-		c.close(code, text)
-	}
+	return conns
 }
 
 // AddWebhook registers a webhook that posts into channelID.
@@ -533,12 +538,7 @@ func (s *Server) Dispatch(t string, data any) {
 // Disconnect drops every gateway connection, as Discord does before asking
 // a client to reconnect.
 func (s *Server) Disconnect() {
-	s.mu.Lock()
-	conns := s.conns
-	s.conns = map[*gatewayConn]bool{}
-	s.notifyLocked()
-	s.mu.Unlock()
-	for c := range conns {
+	for c := range s.takeConns() {
 		c.ws.Close()
 	}
 }
