@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
+
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // Diagnosis is one known way the Discord side goes wrong, said so that an
@@ -36,6 +40,7 @@ const (
 	DiagInvalidToken      = "discord_invalid_token"
 	DiagNoGuild           = "discord_no_guild"
 	DiagCommands          = "discord_commands_not_registered"
+	DiagChannel           = "discord_channel"
 )
 
 // String is the diagnosis as one log line.
@@ -130,3 +135,64 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) ||
 		errors.As(err, &dnsErr) || errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }
+
+// Diagnose connects to Discord once, as the bot would, and reports what
+// stands in its way: Discord unreachable, the token or the Message Content
+// intent refused, a bot in no server. It registers no command, answers
+// nothing and posts nothing, and closes the connection before it returns.
+// No diagnoses means the gateway is fine. opts.Responder may be nil.
+func Diagnose(ctx context.Context, opts Options) ([]Diagnosis, error) {
+	if opts.Responder == nil {
+		opts.Responder = noResponder{}
+	}
+	b, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer unrouteDiscordgoLogs(b.dgLog)
+	if err := b.connectOnce(ctx); err != nil {
+		return []Diagnosis{diagnoseConnect(err)}, nil
+	}
+	defer b.session.Close()
+	b.mu.Lock()
+	guilds, appID := len(b.guilds), b.appID
+	b.mu.Unlock()
+	if guilds == 0 {
+		return []Diagnosis{noGuild(appID)}, nil
+	}
+	return nil, nil
+}
+
+// CheckChannel reports whether the bot can see channelID (a scheduled
+// post's WEATHER_CHANNEL_ID or TIPS_CHANNEL_ID) over REST; nil when it can.
+// It posts nothing. Whether the bot may also send there depends on the
+// channel's permission overwrites, which Discord tells only by trying.
+func (b *Bot) CheckChannel(ctx context.Context, channelID string) *Diagnosis {
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	_, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
+	if err == nil {
+		return nil
+	}
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) && rest.Response != nil {
+		switch rest.Response.StatusCode {
+		case 401:
+			d := invalidToken()
+			return &d
+		case 403, 404:
+			return &Diagnosis{
+				Code:    DiagChannel,
+				Message: fmt.Sprintf("チャンネル %s が見つからないか、ボットから見えません / channel %s does not exist or the bot cannot see it (%s)", channelID, channelID, errorSummary(err)),
+				Fix:     "チャンネル ID を確認し、ボットに「チャンネルを見る」「メッセージを送信」を許可してください / check the channel id and give the bot View Channel and Send Messages there",
+			}
+		}
+	}
+	d := diagnoseConnect(err)
+	return &d
+}
+
+// noResponder answers nothing: Diagnose never receives a message.
+type noResponder struct{}
+
+func (noResponder) Respond(context.Context, chat.Request, func(llm.Event) error) error { return nil }

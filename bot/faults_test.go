@@ -455,3 +455,71 @@ func TestStopTellsWaitingUsers(t *testing.T) {
 		return false
 	})
 }
+
+// Diagnose (for `yorozu doctor`) names each gateway problem, changes
+// nothing and leaves no connection behind.
+func TestDiagnose(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault func(*discordtest.Server)
+		want  string // diagnosis code; "" = fine
+	}{
+		{"fine", func(*discordtest.Server) {}, ""},
+		{"disallowed intents", func(s *discordtest.Server) { s.CloseGateway(4014) }, DiagDisallowedIntents},
+		{"bad token", func(s *discordtest.Server) { s.RejectToken(true) }, DiagInvalidToken},
+		{"no server", func(s *discordtest.Server) { s.SetGuilds() }, DiagNoGuild},
+		{"unreachable", func(s *discordtest.Server) { s.SetUnreachable(true) }, DiagUnreachable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := discordtest.New(t)
+			tc.fault(srv)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ds, err := Diagnose(ctx, Options{Token: "t", APIBase: srv.URL(), Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if len(ds) > 0 {
+				got = ds[0].Code
+				if ds[0].Message == "" || ds[0].Fix == "" {
+					t.Errorf("diagnosis %+v lacks a message or a fix", ds[0])
+				}
+			}
+			if got != tc.want || len(ds) > 1 {
+				t.Errorf("Diagnose = %+v, want %q", ds, tc.want)
+			}
+			for _, c := range srv.Calls() {
+				if c.Method != http.MethodGet {
+					t.Errorf("Diagnose made a change: %s %s", c.Method, c.Path)
+				}
+			}
+			if err := srv.WaitFor(ctx, func() bool { return !srv.Connected() }); err != nil {
+				t.Errorf("Diagnose left a gateway connection open: %v", err)
+			}
+		})
+	}
+}
+
+// CheckChannel tells a channel the bot can see from one it cannot.
+func TestCheckChannel(t *testing.T) {
+	t.Parallel()
+	h := start(t, nil)
+	h.srv.AddChannel("700")
+	h.srv.AddChannel("701")
+	h.srv.FailChannel("701", http.StatusForbidden, 50001, "Missing Access")
+	if d := h.bot.CheckChannel(h.ctx, "700"); d != nil {
+		t.Errorf("visible channel: %+v", d)
+	}
+	for _, id := range []string{"701", "702"} {
+		if d := h.bot.CheckChannel(h.ctx, id); d == nil || d.Code != DiagChannel || !strings.Contains(d.Message, id) {
+			t.Errorf("channel %s: %+v, want %s naming it", id, d, DiagChannel)
+		}
+	}
+	if n := len(callsTo(h.srv.Calls(), "POST", "/channels/")); n != 0 {
+		t.Errorf("CheckChannel posted %d times", n)
+	}
+}

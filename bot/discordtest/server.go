@@ -459,11 +459,7 @@ func (s *Server) WaitFor(ctx context.Context, cond func() bool) error {
 // WaitConnected blocks until a gateway client is connected (has identified or
 // resumed and not been disconnected since).
 func (s *Server) WaitConnected(ctx context.Context) error {
-	return s.WaitFor(ctx, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.conns) > 0
-	})
+	return s.WaitFor(ctx, s.Connected)
 }
 
 // Sessions counts IDENTIFY and RESUME handshakes completed so far; it grows
@@ -472,6 +468,13 @@ func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.identified
+}
+
+// Connected reports whether a gateway client is connected now.
+func (s *Server) Connected() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns) > 0
 }
 
 // Handshakes counts IDENTIFY and RESUME attempts, refused ones included.
@@ -723,6 +726,14 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		}}
 	case r.Method == http.MethodGet && path == "/users/@me":
 		return response{status: 200, body: &discordgo.User{ID: botID, Username: botName, Bot: true}}
+	case seg[0] == "channels" && len(seg) == 2 && r.Method == http.MethodGet:
+		if f, ok := s.failures[seg[1]]; ok {
+			return apiError(f.status, f.code, f.message)
+		}
+		if !s.channels[seg[1]] {
+			return apiError(http.StatusNotFound, 10003, "Unknown Channel")
+		}
+		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1]}}
 	case seg[0] == "channels" && len(seg) >= 3:
 		return s.channelLocked(r.Method, seg[1], seg[2:], body)
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
