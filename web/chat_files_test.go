@@ -13,11 +13,11 @@ func TestSessionFiles(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	c := ts.quickSession(t)
 	ctx := context.Background()
-	a, err := db.UpsertSession(ctx, ts.pool, db.SessionParams{Key: "discord:channel:1", Source: "discord"})
+	a, err := db.UpsertSession(ctx, ts.pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", Space: "guild:1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := db.UpsertSession(ctx, ts.pool, db.SessionParams{Key: "web:2", Source: "web"})
+	b, err := db.UpsertSession(ctx, ts.pool, db.SessionParams{Key: "web:2", Source: "web", Space: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
