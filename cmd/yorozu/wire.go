@@ -304,6 +304,7 @@ func (a *app) buildWeb() {
 		Logger:        a.logger,
 		Pool:          a.db.pool,
 		MetricsPublic: a.cfg.MetricsPublic,
+		Pages:         webui.PageRoutes(),
 		Deps:          a.webDeps(),
 	})
 }

@@ -1,0 +1,201 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// ui holds the admin page: one template per screen on a shared layout, and
+// the static files (CSS, JS modules, the vendored libraries of
+// ui/static/vendor, updated with ui/vendor.sh).
+//
+//go:embed ui/templates ui/static
+var ui embed.FS
+
+// screen is one page of the admin UI.
+type screen struct {
+	Name  string // template and JS module name
+	Href  string // its path; also the nav link
+	Label string // nav label and page title
+}
+
+// screens are the pages, in nav order. The job UI is River's own, linked
+// from the nav.
+var screens = []screen{
+	{"chat", "/", "チャット"},
+	{"notes", "/notes", "ノート"},
+	{"memory", "/memory", "記憶"},
+	{"kb", "/knowledge-base", "ナレッジベース"},
+	{"logs", "/logs", "ログ"},
+	{"settings", "/settings", "設定"},
+	{"reminders", "/reminders", "リマインダー"},
+	{"channels", "/channels", "チャンネル"},
+}
+
+type navItem struct{ Screen, Href, Label string }
+
+type pageData struct {
+	Screen, Title string
+	Nav           []navItem
+}
+
+// PageRoutes are the admin page's screens (behind the login: a visitor
+// without a session is sent to /login), the login page and the static files
+// (open: the login page needs them, and they hold nothing private).
+// They go into Options.Pages. The files are embedded, so a template that
+// does not parse is a bug caught by the tests; it panics.
+func PageRoutes() []Route {
+	nav := make([]navItem, 0, len(screens)+1)
+	for _, s := range screens {
+		nav = append(nav, navItem{s.Name, s.Href, s.Label})
+	}
+	nav = append(nav, navItem{"jobs", "/jobs/", "ジョブ"})
+
+	layout := template.Must(template.ParseFS(ui, "ui/templates/layout.html"))
+	login := template.Must(template.ParseFS(ui, "ui/templates/login.html"))
+	static, err := newStaticFiles(ui, "ui/static")
+	if err != nil {
+		panic(err)
+	}
+	routes := []Route{
+		{"GET /login", Open, renderPage(login, "page", nil)},
+		{"GET /static/", Open, http.StripPrefix("/static/", static)},
+	}
+	for _, s := range screens {
+		t := template.Must(template.Must(layout.Clone()).ParseFS(ui, "ui/templates/"+s.Name+".html"))
+		pattern := "GET " + s.Href
+		if s.Href == "/" {
+			pattern = "GET /{$}"
+		}
+		routes = append(routes, Route{pattern, Page, renderPage(t, "layout", pageData{Screen: s.Name, Title: s.Label, Nav: nav})})
+	}
+	return routes
+}
+
+// renderPage executes the template once per request into a buffer, so a
+// failure is a clean 500 rather than half a page.
+func renderPage(t *template.Template, name string, data any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+			http.Error(w, "page template failed", http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		_, _ = w.Write(buf.Bytes())
+	})
+}
+
+// staticFile is one embedded file with its ETag and, when it shrinks, a
+// gzipped copy made once at start.
+type staticFile struct {
+	body, gz []byte
+	ctype    string
+	etag     string
+}
+
+// staticFiles serves the embedded files. Browsers revalidate each (no-cache
+// with an ETag), so a new binary's files are picked up at once, and an
+// unchanged file costs a 304.
+type staticFiles map[string]*staticFile
+
+func newStaticFiles(fsys fs.FS, root string) (staticFiles, error) {
+	files := staticFiles{}
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		f := &staticFile{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, ctype: contentType(p)}
+		if compressible(f.ctype) {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			_, _ = zw.Write(body)
+			_ = zw.Close()
+			if buf.Len() < len(body) {
+				f.gz = buf.Bytes()
+			}
+		}
+		files[strings.TrimPrefix(p, root+"/")] = f
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read embedded static files: %w", err)
+	}
+	return files, nil
+}
+
+func contentType(p string) string {
+	switch path.Ext(p) {
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".woff2":
+		return "font/woff2"
+	case "", ".LICENSE":
+		return "text/plain; charset=utf-8"
+	}
+	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+func compressible(ctype string) bool {
+	return strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "json") || strings.Contains(ctype, "svg")
+}
+
+func (sf staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f, ok := sf[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	body, etag := f.body, f.etag
+	if f.gz != nil && acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		body, etag = f.gz, strings.TrimSuffix(f.etag, `"`)+`-gz"`
+	}
+	h.Set("Content-Type", f.ctype)
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "no-cache")
+	h.Add("Vary", "Accept-Encoding")
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
+		h.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.TrimSpace(enc) == "gzip" && strings.TrimSpace(q) != "q=0" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,449 @@
+// The chat screen: sessions, messages, the streamed answer with its tool
+// activity, model choice, linked notes and fetched documents.
+import { get, optional, request, stream } from './api.js';
+import { render } from './markdown.js';
+import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
+
+const state = {
+	sessions: [],
+	current: null, // session id, null for a new conversation
+	notes: [], // every note page, for the picker
+	linked: new Set(), // page ids linked to the current session (or to the next new one)
+	busy: null, // AbortController of the turn in flight
+};
+
+const sessionKey = 'yorozu.session';
+const modelKey = 'yorozu.model';
+
+function currentSession() {
+	return state.sessions.find((s) => String(s.id) === String(state.current)) || null;
+}
+
+function readOnly() {
+	const s = currentSession();
+	return !!s && s.source === 'discord';
+}
+
+// ---- sessions ----
+
+function renderSessions() {
+	const list = $('session-list');
+	if (!state.sessions.length) {
+		empty(list, 'まだ会話はありません。');
+		return;
+	}
+	list.replaceChildren(...state.sessions.map((s) => el('li', {},
+		el('button', {
+			type: 'button',
+			'aria-current': String(s.id) === String(state.current) ? 'true' : 'false',
+			dataset: { id: s.id },
+			onclick: () => select(s.id),
+		},
+		s.title || '（無題）',
+		el('span', { class: 'meta' },
+			s.source === 'discord' ? el('span', { class: 'badge' }, 'Discord・閲覧のみ') : null, ' ',
+			spaceLabel(s), ' ', when(s.updated_at))))));
+}
+
+async function loadSessions() {
+	state.sessions = (await get('/chat/sessions')) || [];
+	renderSessions();
+}
+
+async function select(id) {
+	if (state.busy) return;
+	state.current = id;
+	if (id == null) {
+		localStorage.removeItem(sessionKey);
+		history.replaceState(null, '', location.pathname);
+	} else {
+		localStorage.setItem(sessionKey, id);
+		history.replaceState(null, '', '?session=' + encodeURIComponent(id));
+	}
+	renderSessions();
+	const s = currentSession();
+	$('conv-title').textContent = s ? (s.title || '（無題）') : '新しい会話';
+	const ro = readOnly();
+	$('composer').hidden = ro;
+	$('readonly').hidden = !ro;
+	$('export').hidden = !s;
+	$('delete-session').hidden = !s || ro;
+	$('model').disabled = ro;
+	if (s && s.model) setModel(s.model);
+	$('messages').replaceChildren();
+	$('docs').hidden = true;
+	if (id == null) {
+		state.linked = new Set();
+		renderNotePicker();
+		$('input').focus();
+		return;
+	}
+	await Promise.all([
+		loadMessages(id).catch(fail),
+		loadLinkedNotes(id).catch(fail),
+		loadDocs(id).catch(() => { $('docs').hidden = true; }),
+	]);
+}
+
+// ---- messages ----
+
+function bubble(role, extra = {}) {
+	const body = el('div', { class: 'bubble' + (role === 'assistant' ? ' md' : '') });
+	const tools = el('ul', { class: 'tools', 'aria-label': 'ツールの実行', hidden: true });
+	const sources = el('div', { class: 'sources', hidden: true });
+	const node = el('div', { class: `msg ${role}${extra.archived ? ' archived' : ''}` },
+		el('div', { class: 'who' }, role === 'user' ? (extra.author || 'あなた') : 'よろず',
+			extra.archived ? '（要約済み）' : '', extra.time ? ' ・ ' + when(extra.time) : ''),
+		role === 'assistant' ? tools : null, body, role === 'assistant' ? sources : null);
+	return { node, body, tools, sources };
+}
+
+function showMessage(m) {
+	const role = m.role === 'assistant' ? 'assistant' : 'user';
+	const b = bubble(role, { archived: m.archived || !!m.archived_at, time: m.created_at, author: m.author });
+	if (role === 'assistant') render(b.body, m.content || '');
+	else b.body.textContent = m.content || '';
+	$('messages').append(b.node);
+}
+
+async function loadMessages(id) {
+	const msgs = (await get(`/chat/sessions/${encodeURIComponent(id)}/messages`)) || [];
+	if (String(state.current) !== String(id)) return;
+	$('messages').replaceChildren();
+	if (!msgs.length) {
+		$('messages').append(el('p', { class: 'empty' }, 'メッセージはまだありません。'));
+	}
+	msgs.forEach(showMessage);
+	scrollDown();
+}
+
+function scrollDown() {
+	const box = $('messages');
+	box.scrollTop = box.scrollHeight;
+}
+
+// ---- sending ----
+
+function toolItem(t) {
+	const running = t.status !== 'done';
+	return el('li', { dataset: { id: t.id } },
+		running ? el('span', { class: 'spin', 'aria-hidden': 'true' }) : el('span', { 'aria-hidden': 'true' }, '✓'),
+		el('span', {}, t.label || t.name, t.detail ? ': ' + t.detail : ''),
+		!running && t.result ? el('span', { class: 'muted' }, '— ' + t.result) : null);
+}
+
+async function send(text) {
+	if (state.busy || readOnly()) return;
+	const box = $('messages');
+	box.querySelector('.empty')?.remove();
+	const u = bubble('user');
+	u.body.textContent = text;
+	const a = bubble('assistant');
+	a.body.append(el('span', { class: 'muted' }, '…'));
+	box.append(u.node, a.node);
+	scrollDown();
+
+	const tools = new Map();
+	let answer = '';
+	let frame = 0;
+	const draw = () => {
+		frame = 0;
+		render(a.body, answer, true);
+		scrollDown();
+	};
+	const queued = $('queued');
+	const ctl = new AbortController();
+	state.busy = ctl;
+	$('send').disabled = true;
+	$('stop').hidden = false;
+	const body = { message: text };
+	if (state.current != null) body.session_id = state.current;
+	else if (state.linked.size) body.note_page_ids = [...state.linked];
+	const model = $('model').value;
+	if (model) body.model = model;
+
+	let failed = false;
+	try {
+		await stream('/chat/stream', body, (ev) => {
+			switch (ev.type) {
+			case 'session_id':
+				state.current = ev.value;
+				localStorage.setItem(sessionKey, ev.value);
+				history.replaceState(null, '', '?session=' + encodeURIComponent(ev.value));
+				break;
+			case 'queued': {
+				const pos = typeof ev.value === 'object' && ev.value ? ev.value.position : ev.value;
+				queued.textContent = `順番待ちです（${pos} 番目）。`;
+				queued.hidden = false;
+				break;
+			}
+			case 'tool': {
+				const t = Object.assign(tools.get(ev.value.id) || {}, ev.value);
+				tools.set(t.id, t);
+				a.tools.replaceChildren(...[...tools.values()].map(toolItem));
+				a.tools.hidden = false;
+				queued.hidden = true;
+				break;
+			}
+			case 'notes_updated':
+				toast('よろずがノートを更新しました。', 'info');
+				loadNotes().catch(fail);
+				break;
+			case 'sources':
+				a.sources.replaceChildren('出典: ', ...(ev.value || []).map((s) => el('a', {
+					href: /^https?:/i.test(s.url) ? s.url : '#', target: '_blank', rel: 'noopener noreferrer',
+				}, s.title || s.url)));
+				a.sources.hidden = false;
+				break;
+			case 'chunk':
+				queued.hidden = true;
+				answer += ev.value;
+				if (!frame) frame = requestAnimationFrame(draw);
+				break;
+			case 'done':
+				a.node.title = doneSummary(ev.value);
+				break;
+			case 'error':
+				failed = true;
+				a.node.classList.add('error');
+				if (!answer) a.body.textContent = ev.value;
+				toast(ev.value);
+				break;
+			}
+		}, ctl.signal);
+	} catch (err) {
+		if (err.name !== 'AbortError') {
+			failed = true;
+			a.node.classList.add('error');
+			if (!answer) a.body.textContent = err.message;
+			fail(err);
+		}
+	} finally {
+		if (frame) cancelAnimationFrame(frame);
+		state.busy = null;
+		queued.hidden = true;
+		$('send').disabled = false;
+		$('stop').hidden = true;
+	}
+	// The finished answer, drawn without the streaming fence fix.
+	if (answer) render(a.body, answer);
+	else if (!failed) a.body.textContent = '（応答が空でした）';
+	// Tools that never reported "done" (a stopped turn) stop spinning.
+	for (const t of tools.values()) t.status = 'done';
+	if (tools.size) a.tools.replaceChildren(...[...tools.values()].map(toolItem));
+	scrollDown();
+	const wasNew = !state.sessions.some((s) => String(s.id) === String(state.current));
+	await loadSessions().catch(fail);
+	if (wasNew && state.current != null) {
+		$('conv-title').textContent = currentSession()?.title || '（無題）';
+		$('export').hidden = false;
+		$('delete-session').hidden = false;
+		loadLinkedNotes(state.current).catch(fail);
+	}
+	if (state.current != null) loadDocs(state.current).catch(() => {});
+}
+
+function doneSummary(v) {
+	if (!v || typeof v !== 'object') return '';
+	const parts = [];
+	const tin = v.prompt_tokens ?? v.prompt_eval_count;
+	const tout = v.completion_tokens ?? v.eval_count;
+	if (tin != null) parts.push(`入力 ${tin} トークン`);
+	if (tout != null) parts.push(`出力 ${tout} トークン`);
+	const ms = v.total_ms ?? v.latency_ms;
+	if (ms != null) parts.push(`${(ms / 1000).toFixed(1)} 秒`);
+	return parts.join('・');
+}
+
+// ---- models ----
+
+function setModel(name) {
+	const sel = $('model');
+	if (![...sel.options].some((o) => o.value === name)) sel.append(el('option', { value: name }, name));
+	sel.value = name;
+}
+
+async function loadModels() {
+	const [presets, installed] = await Promise.all([
+		optional('/api/models/presets').catch(() => null),
+		optional('/api/models').catch(() => null),
+	]);
+	const sel = $('model');
+	const keep = sel.value || localStorage.getItem(modelKey) || '';
+	const groups = [];
+	const presetList = Array.isArray(presets) ? presets : (presets && presets.presets) || [];
+	if (presetList.length) {
+		groups.push(el('optgroup', { label: 'プリセット' }, presetList.map((p) =>
+			el('option', { value: p.model }, p.label && p.label !== p.model ? `${p.label}（${p.model}）` : p.model))));
+	}
+	const inst = Array.isArray(installed) ? installed : (installed && installed.models) || [];
+	if (inst.length) {
+		groups.push(el('optgroup', { label: 'インストール済み' }, inst.map((m) => {
+			const name = typeof m === 'string' ? m : m.name || m.model;
+			return el('option', { value: name }, name);
+		})));
+	}
+	sel.replaceChildren(el('option', { value: '' }, '既定のモデル'), ...groups);
+	if (keep) setModel(keep);
+}
+
+// ---- notes linked to the session ----
+
+function renderNotePicker() {
+	const box = $('note-options');
+	$('note-count').textContent = String(state.linked.size);
+	if (!state.notes.length) {
+		box.replaceChildren(el('p', { class: 'empty' }, 'ノートはまだありません。'), el('a', { href: '/notes' }, 'ノートを作る'));
+		return;
+	}
+	box.replaceChildren(...state.notes.map((n) => el('label', {},
+		el('input', {
+			type: 'checkbox', value: String(n.id), checked: state.linked.has(n.id), disabled: readOnly(),
+			onchange: (ev) => toggleNote(n.id, ev.target.checked),
+		}),
+		(n.section ? n.section + ' / ' : '') + (n.title || '（無題）'))));
+}
+
+async function loadNotes() {
+	const notes = await get('/api/notes');
+	state.notes = Array.isArray(notes) ? notes : (notes && notes.pages) || [];
+	renderNotePicker();
+}
+
+async function loadLinkedNotes(id) {
+	const res = await get(`/chat/sessions/${encodeURIComponent(id)}/notes`);
+	if (String(state.current) !== String(id)) return;
+	state.linked = new Set((res && res.page_ids) || []);
+	renderNotePicker();
+}
+
+async function toggleNote(pageId, on) {
+	if (on) state.linked.add(pageId);
+	else state.linked.delete(pageId);
+	$('note-count').textContent = String(state.linked.size);
+	if (state.current == null) return; // sent with the first message
+	try {
+		await request('PUT', `/chat/sessions/${encodeURIComponent(state.current)}/notes`, { page_ids: [...state.linked] });
+	} catch (err) {
+		fail(err);
+		await loadLinkedNotes(state.current).catch(fail);
+	}
+}
+
+// ---- fetched documents ----
+
+async function loadDocs(id) {
+	const files = await optional(`/chat/sessions/${encodeURIComponent(id)}/files`);
+	if (String(state.current) !== String(id)) return;
+	const panel = $('docs');
+	if (!Array.isArray(files) || !files.length) {
+		panel.hidden = true;
+		return;
+	}
+	$('docs-count').textContent = String(files.length);
+	$('doc-view').hidden = true;
+	$('docs-list').replaceChildren(...files.map((f) => el('li', {},
+		el('button', { type: 'button', class: 'link', onclick: () => showDoc(id, f) }, f.title || f.url),
+		' ', el('span', { class: 'muted small' }, [f.media_type, when(f.fetched_at)].filter(Boolean).join('・')))));
+	panel.hidden = false;
+}
+
+async function showDoc(id, f) {
+	try {
+		const doc = await get(`/chat/sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(f.id)}`);
+		const view = $('doc-view');
+		view.textContent = doc.text || '';
+		view.hidden = false;
+	} catch (err) {
+		fail(err);
+	}
+}
+
+// ---- session actions ----
+
+async function exportSession() {
+	try {
+		const data = await get(`/chat/sessions/${encodeURIComponent(state.current)}/export`);
+		const blob = new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' });
+		const a = el('a', { href: URL.createObjectURL(blob), download: `yorozu-session-${state.current}.json` });
+		document.body.append(a);
+		a.click();
+		a.remove();
+		setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+	} catch (err) {
+		fail(err);
+	}
+}
+
+async function importSession(file) {
+	try {
+		const data = JSON.parse(await file.text());
+		const res = await request('POST', '/chat/sessions/import', data);
+		await loadSessions();
+		if (res && res.id != null) await select(res.id);
+		toast('会話を読み込みました。', 'info');
+	} catch (err) {
+		fail(err instanceof SyntaxError ? new Error('JSON ファイルとして読めません。') : err);
+	}
+}
+
+async function deleteSession() {
+	const s = currentSession();
+	if (!s) return;
+	try {
+		await request('DELETE', `/chat/sessions/${encodeURIComponent(s.id)}`);
+		await loadSessions();
+		await select(null);
+	} catch (err) {
+		fail(err);
+	}
+}
+
+// ---- wiring ----
+
+function wire() {
+	$('new-session').addEventListener('click', () => select(null));
+	$('composer').addEventListener('submit', (ev) => {
+		ev.preventDefault();
+		const input = $('input');
+		const text = input.value.trim();
+		if (!text) return;
+		input.value = '';
+		send(text);
+	});
+	$('input').addEventListener('keydown', (ev) => {
+		if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !ev.isComposing) {
+			ev.preventDefault();
+			$('composer').requestSubmit();
+		}
+	});
+	$('stop').addEventListener('click', () => state.busy?.abort());
+	$('model').addEventListener('change', (ev) => localStorage.setItem(modelKey, ev.target.value));
+	$('export').addEventListener('click', exportSession);
+	armed($('delete-session'), '本当に削除', deleteSession);
+	$('import').addEventListener('click', () => $('import-file').click());
+	$('import-file').addEventListener('change', (ev) => {
+		const f = ev.target.files[0];
+		ev.target.value = '';
+		if (f) importSession(f);
+	});
+}
+
+async function main() {
+	wire();
+	start();
+	// The session list is the first render; everything else fills in beside it.
+	const models = loadModels().catch(fail);
+	loadNotes().catch(fail);
+	try {
+		await loadSessions();
+	} catch (err) {
+		fail(err);
+	}
+	const wanted = new URLSearchParams(location.search).get('session') || localStorage.getItem(sessionKey);
+	const known = state.sessions.some((s) => String(s.id) === String(wanted));
+	await select(known ? wanted : null);
+	await models;
+}
+
+main();

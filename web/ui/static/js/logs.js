@@ -1,0 +1,62 @@
+// Model call logs, newest first, a page at a time.
+import { get, request } from './api.js';
+import { $, armed, el, empty, fail, start, when } from './ui.js';
+
+const pageSize = 50;
+let before = '';
+
+function row(l) {
+	const tr = el('tr', { class: l.error ? 'error' : '', dataset: { id: l.id } });
+	tr.append(
+		el('td', { class: 'small' }, when(l.created_at)),
+		el('td', {}, l.model || ''),
+		el('td', { class: 'num' }, l.latency_ms != null ? (l.latency_ms / 1000).toFixed(1) + ' 秒' : ''),
+		el('td', { class: 'num' }, l.prompt_tokens ?? ''),
+		el('td', { class: 'num' }, l.completion_tokens ?? ''),
+		el('td', { class: 'small' }, l.session || l.session_key || ''),
+		el('td', { class: 'small' }, l.error || ''),
+		el('td', {},
+			el('button', { type: 'button', class: 'link', onclick: () => detail(l.id) }, '詳細'),
+			armed(el('button', { type: 'button', class: 'link danger' }, '削除'), '本当に削除', async () => {
+				try {
+					await request('DELETE', `/api/logs/${encodeURIComponent(l.id)}`);
+					tr.remove();
+				} catch (err) {
+					fail(err);
+				}
+			})));
+	return tr;
+}
+
+async function more() {
+	const res = await get(`/api/logs?limit=${pageSize}` + (before ? '&before=' + encodeURIComponent(before) : ''));
+	const items = Array.isArray(res) ? res : (res && res.logs) || [];
+	const body = $('logs');
+	if (!before) body.replaceChildren();
+	if (!before && !items.length) empty(body, 'ログはまだありません。');
+	body.append(...items.map(row));
+	if (items.length) before = String(res.next_before ?? items[items.length - 1].id);
+	$('more').hidden = items.length < pageSize;
+}
+
+async function detail(id) {
+	try {
+		const l = await get(`/api/logs/${encodeURIComponent(id)}`);
+		$('log-title').textContent = `${l.model || ''} ・ ${when(l.created_at)}`;
+		const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+		$('log-body').textContent = [
+			l.error ? 'エラー: ' + l.error : '',
+			'--- リクエスト ---', pretty(l.request ?? ''),
+			'--- レスポンス ---', pretty(l.response ?? ''),
+		].filter(Boolean).join('\n');
+		$('log-detail').hidden = false;
+		$('log-close').focus();
+	} catch (err) {
+		fail(err);
+	}
+}
+
+start();
+$('more').addEventListener('click', () => more().catch(fail));
+$('log-close').addEventListener('click', () => { $('log-detail').hidden = true; });
+more().catch(fail);

@@ -1,0 +1,142 @@
+// Shared page parts: building elements, toasts, the status banner, logout.
+import { get, request } from './api.js';
+
+/**
+ * el builds an element. attrs sets properties (on*: listeners, dataset and
+ * hidden included); children are nodes or strings (always text, never HTML).
+ */
+export function el(tag, attrs = {}, ...children) {
+	const node = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs)) {
+		if (v === undefined || v === null || v === false) continue;
+		if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+		else if (k === 'dataset') Object.assign(node.dataset, v);
+		else if (k === 'class') node.className = v;
+		else if (k === 'value') node.value = v;
+		else if (k in node && typeof v !== 'string') node[k] = v;
+		else node.setAttribute(k, v === true ? '' : v);
+	}
+	for (const c of children.flat()) {
+		if (c === undefined || c === null || c === false) continue;
+		node.append(c instanceof Node ? c : String(c));
+	}
+	return node;
+}
+
+/** $ finds one element by id. */
+export const $ = (id) => document.getElementById(id);
+
+/** toast shows a short message for a few seconds; kind 'info' is not an error. */
+export function toast(message, kind = 'error') {
+	const box = $('toasts');
+	if (!box) return;
+	const t = el('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' },
+		el('span', { class: 'grow' }, message),
+		el('button', { type: 'button', 'aria-label': '閉じる', onclick: () => t.remove() }, '×'));
+	box.append(t);
+	setTimeout(() => t.remove(), kind === 'error' ? 8000 : 3000);
+}
+
+/**
+ * armed makes button ask once more before a destructive action: the first
+ * press relabels it (confirm), a second press within five seconds runs
+ * action. No modal dialog, so it works the same from the keyboard.
+ */
+export function armed(button, confirmLabel, action) {
+	const label = button.textContent;
+	let timer = 0;
+	const disarm = () => {
+		clearTimeout(timer);
+		timer = 0;
+		button.textContent = label;
+		button.classList.remove('armed');
+	};
+	button.addEventListener('click', () => {
+		if (!timer) {
+			button.textContent = confirmLabel;
+			button.classList.add('armed');
+			timer = setTimeout(disarm, 5000);
+			return;
+		}
+		disarm();
+		action();
+	});
+	button.addEventListener('blur', () => { if (timer) disarm(); });
+	return button;
+}
+
+/** fail is the catch handler every screen uses: a toast with the message. */
+export function fail(err) {
+	if (err && err.status === 401) return;
+	console.error(err);
+	toast(err && err.message ? err.message : String(err));
+}
+
+const timeFmt = new Intl.DateTimeFormat('ja-JP', { dateStyle: 'short', timeStyle: 'short' });
+
+/** when formats an RFC 3339 time for people; '' for none. */
+export function when(t) {
+	if (!t) return '';
+	const d = new Date(t);
+	return isNaN(d) ? String(t) : timeFmt.format(d);
+}
+
+/** bytes formats a size. */
+export function bytes(n) {
+	if (n == null) return '';
+	if (n < 1024) return n + ' B';
+	if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KB';
+	return (n / 1024 / 1024).toFixed(1) + ' MB';
+}
+
+/** spaceLabel shows which community a row belongs to, when the row says. */
+export function spaceLabel(row) {
+	const s = row && row.space;
+	if (!s) return null;
+	const name = typeof s === 'object' ? (s.name || s.id || s.key) : s;
+	return el('span', { class: 'space', title: '空間' }, '［' + name + '］');
+}
+
+/** empty replaces a list's content with a note saying there is nothing. */
+export function empty(list, text) {
+	list.replaceChildren(el(list.tagName === 'TBODY' ? 'tr' : 'li', { class: 'empty' },
+		list.tagName === 'TBODY' ? el('td', { colSpan: 9 }, text) : text));
+}
+
+async function showStatus() {
+	const box = $('status');
+	if (!box) return;
+	let st;
+	try {
+		st = await get('/api/status');
+	} catch {
+		return; // the banner is a courtesy; the screen itself reports its own errors
+	}
+	const bad = ((st && st.checks) || []).filter((c) => !c.ok);
+	if (!bad.length) return;
+	box.replaceChildren(el('strong', {}, '一部の機能が使えません:'),
+		el('ul', {}, bad.map((c) => el('li', {}, c.name + (c.detail ? ' — ' + c.detail : '')))));
+	box.hidden = false;
+}
+
+function wireLogout() {
+	const b = $('logout');
+	if (!b) return;
+	b.addEventListener('click', async () => {
+		try {
+			await request('POST', '/api/logout');
+		} catch (err) {
+			fail(err);
+			return;
+		}
+		sessionStorage.clear();
+		location.assign('/login');
+	});
+}
+
+/** start runs on every screen but the login: the status banner and logout. */
+export function start() {
+	wireLogout();
+	// After the screen's own first requests: the banner never delays them.
+	setTimeout(showStatus, 0);
+}
