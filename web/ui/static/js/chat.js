@@ -75,7 +75,6 @@ async function select(id) {
 	if (id == null) {
 		state.linked = new Set();
 		renderNotePicker();
-		$('input').focus();
 		return;
 	}
 	await Promise.all([
@@ -402,7 +401,7 @@ async function deleteSession() {
 // ---- wiring ----
 
 function wire() {
-	$('new-session').addEventListener('click', () => select(null));
+	$('new-session').addEventListener('click', () => select(null).then(() => $('input').focus()));
 	$('composer').addEventListener('submit', (ev) => {
 		ev.preventDefault();
 		const input = $('input');
