@@ -137,12 +137,12 @@ func (r *reply) run(ctx context.Context) {
 				if !r.appendOnly {
 					// Edits keep failing: post what is missing as new
 					// messages instead.
-					r.b.log.Warn("discord edits keep failing; posting the rest as new messages",
+					r.b.log.WarnContext(ctx, "discord edits keep failing; posting the rest as new messages",
 						"channel_id", r.channelID, "message_id", r.ref.MessageID, "err", err)
 					r.appendOnly, failures = true, 0
 					continue
 				}
-				r.b.log.Error("discord final reply lost", "channel_id", r.channelID, "message_id", r.ref.MessageID, "err", err)
+				r.b.log.ErrorContext(ctx, "discord final reply lost", "channel_id", r.channelID, "message_id", r.ref.MessageID, "err", err)
 				return
 			}
 		case final && next.IsZero():
@@ -302,7 +302,7 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 			r.mu.Lock()
 			r.fatal = err
 			r.mu.Unlock()
-			r.b.log.Error("discord send failed", "channel_id", r.channelID, "err", err)
+			r.b.log.ErrorContext(ctx, "discord send failed", "channel_id", r.channelID, "err", err)
 		}
 		return "", err
 	}
@@ -316,7 +316,7 @@ func (r *reply) edit(ctx context.Context, id, content string) error {
 	e := discordgo.NewMessageEdit(r.channelID, id).SetContent(content)
 	e.AllowedMentions = noMentions()
 	if _, err := r.b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
-		r.b.log.Debug("discord edit failed", "channel_id", r.channelID, "message_id", id, "err", err)
+		r.b.log.DebugContext(ctx, "discord edit failed", "channel_id", r.channelID, "message_id", id, "err", err)
 		return fmt.Errorf("edit reply %s: %w", id, err)
 	}
 	return nil
@@ -334,6 +334,8 @@ func (r *reply) typing(ctx context.Context) {
 // answer runs one turn: the responder streams events while run renders them.
 // notice, when set, is a message of the bot's that the answer takes over.
 func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage) {
+	// One id follows the turn through every log line and LLM record.
+	ctx = chat.WithTurnID(ctx, chat.NewTurnID())
 	r := newReply(b, req)
 	if notice != nil {
 		r.sent = append(r.sent, *notice)
@@ -352,7 +354,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	failed, fatal := r.view.err, r.fatal
 	r.mu.Unlock()
 	if failed != nil && fatal == nil {
-		b.log.Error("answer failed", "channel_id", req.ChannelID, "message_id", req.MessageID,
+		b.log.ErrorContext(ctx, "answer failed", "channel_id", req.ChannelID, "message_id", req.MessageID,
 			"author_id", req.AuthorID, "err", failed)
 	}
 	<-rendered
@@ -368,7 +370,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 		defer cancel()
 		if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
-			b.log.Warn("record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
 		}
 	}
 }

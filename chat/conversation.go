@@ -84,7 +84,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	// The reply is already out; keeping it must not be cut short by a
 	// user-facing deadline.
 	if err := c.Store.Record(context.WithoutCancel(ctx), key, turn); err != nil {
-		c.logger().Error("record turn", "session", req.Session, "err", err)
+		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
 	}
 	return runErr
 }

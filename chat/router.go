@@ -40,8 +40,9 @@ type route struct {
 // order they were added, the first whose keyword occurs in the text wins,
 // and the fallback (the chat handler) takes everything else.
 type Router struct {
-	routes   []route
-	fallback Handler
+	routes     []route
+	fallback   Handler
+	middleware []Middleware
 	// TurnTimeout bounds each turn (TURN_TIMEOUT); 0 means no bound. A turn
 	// past it ends with an error matching ErrTurnTimeout, in its Failed
 	// event too, so the adapter keeps what was written and adds a note.
@@ -89,12 +90,19 @@ func (r *Router) Match(text string) (string, Handler) {
 	return "chat", r.fallback
 }
 
-// Respond routes req to its handler. It is what the adapters call.
+// Respond routes req to its handler, through the middleware, with a turn
+// id on ctx (a new one unless the adapter set one). Adapters call it.
 func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	if r.fallback == nil {
 		return errors.New("respond: router has no chat handler")
 	}
-	_, h := r.Match(req.Text)
+	if TurnID(ctx) == "" {
+		ctx = WithTurnID(ctx, NewTurnID())
+	}
+	name, h := r.Match(req.Text)
+	for i := len(r.middleware) - 1; i >= 0; i-- {
+		h = r.middleware[i](name, h)
+	}
 	if r.TurnTimeout <= 0 {
 		return h.Handle(ctx, req, emit)
 	}
@@ -116,4 +124,10 @@ func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) 
 		}
 		return inner(ev)
 	}))
+}
+
+// Use adds mw around every handler; the first added is the outermost. Add
+// middleware before the router answers requests.
+func (r *Router) Use(mw Middleware) {
+	r.middleware = append(r.middleware, mw)
 }

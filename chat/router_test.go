@@ -90,3 +90,38 @@ func TestRouterTurnTimeout(t *testing.T) {
 		t.Errorf("cancelled turn: err = %v", err)
 	}
 }
+
+func TestRouterMiddlewareSeesRouteAndTurnID(t *testing.T) {
+	var ids []string
+	record := HandlerFunc(func(ctx context.Context, _ Request, _ func(llm.Event) error) error {
+		ids = append(ids, TurnID(ctx))
+		return nil
+	})
+	r := NewRouter(record)
+	if err := r.Add("weather", WeatherKeywords, record); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, tag := range []string{"outer", "inner"} {
+		r.Use(func(route string, next Handler) Handler {
+			return HandlerFunc(func(ctx context.Context, req Request, emit func(llm.Event) error) error {
+				order = append(order, tag+":"+route)
+				return next.Handle(ctx, req, emit)
+			})
+		})
+	}
+	for _, text := range []string{"天気は？", "こんにちは"} {
+		if err := r.Respond(context.Background(), Request{Text: text}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Respond(WithTurnID(context.Background(), "given"), Request{Text: "x"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "outer:weather inner:weather outer:chat inner:chat outer:chat inner:chat"; strings.Join(order, " ") != want {
+		t.Errorf("middleware ran as %v, want %s", order, want)
+	}
+	if len(ids) != 3 || len(ids[0]) != 16 || ids[0] == ids[1] || ids[2] != "given" {
+		t.Errorf("turn ids = %q: want two fresh distinct ids, then the adapter's own", ids)
+	}
+}

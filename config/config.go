@@ -120,6 +120,9 @@ type Config struct {
 	// APILogRetention is how long model call logs are kept
 	// (API_LOG_RETENTION, default 30d).
 	APILogRetention time.Duration
+	// LogFormat is how log lines are written (LOG_FORMAT): "text" (the
+	// default, logfmt-like) or "json" (one JSON object a line).
+	LogFormat string
 }
 
 // Parse reads the configuration from getenv (os.Getenv in production, a map
@@ -165,6 +168,8 @@ func Parse(getenv func(string) string) (*Config, error) {
 		ToolTimeout:     p.duration("TOOL_TIMEOUT", 60*time.Second, 100*time.Millisecond, time.Hour),
 		TurnTimeout:     p.duration("TURN_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
 		APILogRetention: p.duration("API_LOG_RETENTION", 30*24*time.Hour, time.Hour, 100*365*24*time.Hour),
+
+		LogFormat: p.oneOf("LOG_FORMAT", "text", "text", "json"),
 	}
 	if c.ToolTimeout > c.TurnTimeout {
 		p.fail("TOOL_TIMEOUT", "(%s) must not be longer than TURN_TIMEOUT (%s)", c.ToolTimeout, c.TurnTimeout)
@@ -241,6 +246,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("tool_timeout", c.ToolTimeout),
 		slog.Duration("turn_timeout", c.TurnTimeout),
 		slog.Duration("api_log_retention", c.APILogRetention),
+		slog.String("log_format", c.LogFormat),
 	)
 }
 

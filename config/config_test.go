@@ -47,6 +47,7 @@ func TestParseDefaults(t *testing.T) {
 		{"TOOL_TIMEOUT", c.ToolTimeout, 60 * time.Second},
 		{"TURN_TIMEOUT", c.TurnTimeout, 5 * time.Minute},
 		{"API_LOG_RETENTION", c.APILogRetention, 30 * 24 * time.Hour},
+		{"LOG_FORMAT", c.LogFormat, "text"},
 		{"weather off", c.WeatherEnabled(), false},
 		{"tips off", c.TipsEnabled(), false},
 	}
@@ -80,6 +81,7 @@ func TestParseValues(t *testing.T) {
 		"TURN_TIMEOUT":         "10m",
 		"API_LOG_RETENTION":    "7d",
 		"METRICS_PUBLIC":       "true",
+		"LOG_FORMAT":           "json",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +115,9 @@ func TestParseValues(t *testing.T) {
 	}
 	if !c.MetricsPublic {
 		t.Error("METRICS_PUBLIC=true not read")
+	}
+	if c.LogFormat != "json" {
+		t.Errorf("LOG_FORMAT = %q", c.LogFormat)
 	}
 }
 
@@ -170,6 +175,7 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"TURN_TIMEOUT", "500ms"},
 		{"API_LOG_RETENTION", "30 days"},
 		{"API_LOG_RETENTION", "10m"},
+		{"LOG_FORMAT", "xml"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tc.name: tc.value}))

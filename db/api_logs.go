@@ -19,6 +19,8 @@ type APILog struct {
 	PromptTokens     int       `db:"prompt_tokens"`
 	CompletionTokens int       `db:"completion_tokens"`
 	CreatedAt        time.Time `db:"created_at"`
+	TurnID           string    `db:"turn_id"` // empty outside a user's turn
+	Kind             string    `db:"kind"`    // reply, summary, tags, …
 }
 
 // APILogParams describes an LLM call to log.
@@ -34,15 +36,17 @@ type APILogParams struct {
 	PromptTokens     int
 	CompletionTokens int
 	CreatedAt        time.Time // zero means now
+	TurnID           string    // the turn the call served, if any
+	Kind             string    // what the call was for (llm.Kind…)
 }
 
 // InsertAPILog records one LLM call.
 func InsertAPILog(ctx context.Context, q Querier, p APILogParams) error {
 	_, err := q.Exec(ctx, `
-INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		p.Model, jsonArg(p.Request), p.Response, p.Error, p.Latency.Milliseconds(),
-		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt))
+		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt), p.TurnID, p.Kind)
 	if err != nil {
 		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
 	}
@@ -66,7 +70,7 @@ func jsonArg(v any) any {
 // RecentAPILogs returns up to limit of the newest API logs, newest first.
 func RecentAPILogs(ctx context.Context, q Querier, limit int) ([]APILog, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at
+SELECT id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind
 FROM api_logs ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent api logs: %w", err)

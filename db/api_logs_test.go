@@ -32,7 +32,7 @@ func TestAPILogs(t *testing.T) {
 			err := db.InsertAPILog(ctx, pool, db.APILogParams{
 				Model: tc.name, Request: tc.request, Response: "こんにちは", Error: "",
 				Latency: 1500 * time.Millisecond, PromptTokens: 10, CompletionTokens: 20,
-				CreatedAt: t0.Add(time.Duration(i) * time.Minute),
+				CreatedAt: t0.Add(time.Duration(i) * time.Minute), TurnID: "turn-" + tc.name, Kind: "reply",
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,8 @@ func TestAPILogs(t *testing.T) {
 	}
 	l := logs[1]
 	if l.LatencyMS != 1500 || l.PromptTokens != 10 || l.CompletionTokens != 20 || l.Response != "こんにちは" ||
-		!l.CreatedAt.Equal(t0.Add(2*time.Minute)) || l.CreatedAt.Location() != time.UTC || string(l.Request) != `[1, 2]` {
+		!l.CreatedAt.Equal(t0.Add(2*time.Minute)) || l.CreatedAt.Location() != time.UTC || string(l.Request) != `[1, 2]` ||
+		l.TurnID != "turn-bytes pass through" || l.Kind != "reply" {
 		t.Errorf("log = %+v", l)
 	}
 }

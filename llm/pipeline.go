@@ -55,6 +55,16 @@ type Call struct {
 	PromptTokens     int
 	CompletionTokens int
 	At               time.Time // when the call started
+	// Kind is what the call was for (KindReply, KindSummary, …), from
+	// WithKind on the caller's context.
+	Kind string
+	// Outcome is Outcome(err) of the call: "ok", "timeout", ….
+	Outcome string
+	// FirstToken is the time from the start of the call to the first
+	// streamed token (text, thinking or a tool call); 0 when none came.
+	FirstToken time.Duration
+	// EvalDuration is Ollama's time spent generating the completion.
+	EvalDuration time.Duration
 }
 
 // Options configures a Pipeline.
@@ -77,6 +87,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// QueueWait, when set, learns how long each call waited for a slot
+	// (0 when one was free), for metrics. It must be quick.
+	QueueWait func(wait time.Duration)
 }
 
 // Pipeline runs turns against Ollama. It is safe for concurrent use.
@@ -88,6 +101,7 @@ type Pipeline struct {
 	callTimeout time.Duration
 	toolTimeout time.Duration
 	queue       *queue
+	queueWait   func(time.Duration)
 
 	capMu sync.Mutex
 	caps  map[string]Capabilities
@@ -102,6 +116,7 @@ func New(opts Options) *Pipeline {
 		now:         opts.Now,
 		callTimeout: opts.CallTimeout,
 		toolTimeout: opts.ToolTimeout,
+		queueWait:   opts.QueueWait,
 		caps:        map[string]Capabilities{},
 	}
 	if p.logger == nil {
@@ -128,11 +143,21 @@ func (p *Pipeline) QueueLen() int { return p.queue.len() }
 // waiting for, so housekeeping shares the model without delaying answers
 // already in line.
 func (p *Pipeline) Background(ctx context.Context, fn func(ctx context.Context) error) error {
-	if err := p.queue.acquire(ctx, true, func(int) error { return nil }); err != nil {
+	if err := p.acquire(ctx, true, func(int) error { return nil }); err != nil {
 		return fmt.Errorf("wait for a background slot: %w", err)
 	}
 	defer p.queue.release()
 	return fn(ctx)
+}
+
+// acquire takes a slot of the queue and reports how long that took.
+func (p *Pipeline) acquire(ctx context.Context, background bool, queued func(position int) error) error {
+	start := p.now()
+	err := p.queue.acquire(ctx, background, queued)
+	if err == nil && p.queueWait != nil {
+		p.queueWait(p.now().Sub(start))
+	}
+	return err
 }
 
 // Request is one turn to run.

@@ -14,7 +14,7 @@ import (
 // turn's context was cancelled, since failed calls are the ones worth keeping.
 const recordTimeout = 10 * time.Second
 
-func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content string, calls []api.ToolCall, callErr error, at time.Time, latency time.Duration, m api.Metrics) {
+func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content string, calls []api.ToolCall, callErr error, at time.Time, latency, first time.Duration, m api.Metrics) {
 	if p.recorder == nil {
 		return
 	}
@@ -30,6 +30,10 @@ func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content str
 		PromptTokens:     m.PromptEvalCount,
 		CompletionTokens: m.EvalCount,
 		At:               at,
+		Kind:             KindOf(ctx),
+		Outcome:          Outcome(callErr),
+		FirstToken:       first,
+		EvalDuration:     m.EvalDuration,
 	}
 	if callErr != nil {
 		c.Err = callErr.Error()

@@ -233,7 +233,7 @@ func (t *turn) runTools(ctx context.Context, calls []api.ToolCall) error {
 // returns the assistant message. Visible text is emitted as it arrives,
 // unless structured is set (the content is JSON to parse first).
 func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) (api.Message, error) {
-	err := t.p.queue.acquire(ctx, false, func(pos int) error { return t.send(Queued{Position: pos}) })
+	err := t.p.acquire(ctx, false, func(pos int) error { return t.send(Queued{Position: pos}) })
 	if err != nil {
 		if t.emitErr != nil {
 			return api.Message{}, err
@@ -253,6 +253,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 		calls    []api.ToolCall
 		final    *api.ChatResponse
 		cbErr    error
+		first    time.Duration
 	)
 	handle := func(visible, think string) error {
 		content.WriteString(visible)
@@ -267,6 +268,9 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	}
 	began := t.p.now()
 	err = t.p.client.Chat(callCtx, req, func(r api.ChatResponse) error {
+		if first == 0 && (r.Message.Content != "" || r.Message.Thinking != "" || len(r.Message.ToolCalls) > 0) {
+			first = t.p.now().Sub(began)
+		}
 		if err := t.thinking(r.Message.Thinking); err != nil {
 			cbErr = err
 			return err
@@ -308,7 +312,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	t.metrics.CompletionTokens += metrics.EvalCount
 	t.metrics.Total += metrics.TotalDuration
 	text := content.String()
-	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, text, calls, err, began, latency, metrics) })
+	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, text, calls, err, began, latency, first, metrics) })
 	if err != nil {
 		return api.Message{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // maxSummaryRounds bounds the summaries one background run writes, for a
@@ -121,7 +122,7 @@ func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, erro
 		}
 		fmt.Fprintf(&transcript, "[%s] %s: %s\n", msg.CreatedAt.In(m.opts.Location).Format("2006-01-02 15:04"), who, msg.Content)
 	}
-	content, err := m.complete(ctx, summarizePrompt, transcript.String(), nil)
+	content, err := m.complete(llm.WithKind(ctx, llm.KindSummary), summarizePrompt, transcript.String(), nil)
 	if err != nil {
 		return false, fmt.Errorf("summarise %d messages: %w", len(msgs), err)
 	}
@@ -190,7 +191,7 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 		in.WriteString("\n")
 		count += s.MessageCount
 	}
-	content, err := m.complete(ctx, foldPrompt, in.String(), nil)
+	content, err := m.complete(llm.WithKind(ctx, llm.KindSummary), foldPrompt, in.String(), nil)
 	if err != nil {
 		return fmt.Errorf("fold %d summaries: %w", len(old), err)
 	}

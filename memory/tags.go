@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
 
@@ -69,7 +70,7 @@ func (m *Memory) tags(ctx context.Context, texts []string) [][]string {
 		return nil
 	}
 	if m.opts.Ollama != nil {
-		out, err := m.complete(ctx, fmt.Sprintf(tagsPrompt, len(texts)), numbered(texts), tagsFormat(len(texts)))
+		out, err := m.complete(llm.WithKind(ctx, llm.KindTags), fmt.Sprintf(tagsPrompt, len(texts)), numbered(texts), tagsFormat(len(texts)))
 		if err != nil {
 			m.log.Debug("tags from nouns: model unavailable", "err", err)
 		} else if tags, err := parseTags(out, len(texts)); err != nil {

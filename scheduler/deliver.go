@@ -108,13 +108,19 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 	}
 
 	log := w.s.log.With("reminder_id", id, "channel_id", r.ChannelID, "attempt", attempts)
+	outcome := "delivered"
 	switch {
 	case sendErr == nil:
 		log.Info("reminder delivered", "message_id", msg.ID, "late_ms", now.Sub(r.DueAt).Milliseconds())
 	case gaveUp:
+		outcome = "failed"
 		log.Warn("reminder given up", "err", describeSendError(sendErr))
 	default:
+		outcome = "retry"
 		log.Warn("reminder delivery failed, will retry", "err", sendErr)
+	}
+	if w.s.opts.ReminderDone != nil {
+		w.s.opts.ReminderDone(outcome, max(now.Sub(r.DueAt), 0))
 	}
 	return result
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/robfig/cron/v3"
+
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // JobFunc is the work of a named job. at is the slot it runs for: the cron
@@ -101,10 +103,20 @@ func (s *Scheduler) RunNow(ctx context.Context, name string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.JobTimeout)
 	defer cancel()
-	if err := fn(ctx, s.now()); err != nil {
+	if err := s.runJob(ctx, name, fn, s.now()); err != nil {
 		return fmt.Errorf("run job %s: %w", name, err)
 	}
 	return nil
+}
+
+// runJob runs fn for the slot at; its model calls are recorded as a job's,
+// and JobDone hears how it ended.
+func (s *Scheduler) runJob(ctx context.Context, name string, fn JobFunc, at time.Time) error {
+	err := fn(llm.WithKind(ctx, llm.KindJob), at)
+	if s.opts.JobDone != nil {
+		s.opts.JobDone(name, err)
+	}
+	return err
 }
 
 func (s *Scheduler) job(name string) (JobFunc, bool) {
@@ -144,7 +156,7 @@ func (w *namedJobWorker) Work(ctx context.Context, job *river.Job[namedJobArgs])
 		// Added in another process only; nothing here can run it.
 		return river.JobCancel(fmt.Errorf("job %q: %w", job.Args.Name, ErrUnknownJob))
 	}
-	if err := fn(ctx, job.ScheduledAt.In(w.s.opts.Location)); err != nil {
+	if err := w.s.runJob(ctx, job.Args.Name, fn, job.ScheduledAt.In(w.s.opts.Location)); err != nil {
 		w.s.log.Error("job failed", "job", job.Args.Name, "attempt", job.Attempt, "err", err)
 		return err
 	}

@@ -70,6 +70,13 @@ type Options struct {
 	// ClientID names this River client; must differ between processes.
 	// Default: River generates one.
 	ClientID string
+
+	// JobDone, when set, learns how each run of a named job ended (err nil
+	// on success), periodic or RunNow; for metrics, so it must be quick.
+	JobDone func(name string, err error)
+	// ReminderDone, when set, learns each delivery attempt's outcome
+	// ("delivered", "retry", "failed") and, when delivered, how late it was.
+	ReminderDone func(outcome string, late time.Duration)
 }
 
 func (o *Options) defaults() {

@@ -1,24 +1,12 @@
 package web
 
-import (
-	"fmt"
-	"net/http"
-	"runtime"
-)
+import "net/http"
 
-// handleMetrics writes the gauges in the Prometheus text format.
+// handleMetrics serves the Prometheus registry cmd/yorozu built.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	builtin := []Gauge{
-		{Name: "yorozu_uptime_seconds", Help: "Seconds since the HTTP server started.", Fn: func() float64 {
-			return s.opts.Now().Sub(s.started).Seconds()
-		}},
-		{Name: "yorozu_goroutines", Help: "Goroutines in the process.", Fn: func() float64 { return float64(runtime.NumGoroutine()) }},
-		{Name: "yorozu_heap_bytes", Help: "Bytes of allocated heap objects.", Fn: func() float64 { return float64(ms.HeapAlloc) }},
+	if s.opts.Metrics == nil {
+		http.NotFound(w, r)
+		return
 	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	for _, g := range append(builtin, s.opts.Gauges...) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %g\n", g.Name, g.Help, g.Name, g.Name, g.Fn())
-	}
+	s.opts.Metrics.ServeHTTP(w, r)
 }

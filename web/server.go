@@ -19,22 +19,15 @@ type Check struct {
 	Fn   func(ctx context.Context) error
 }
 
-// Gauge is one value exported on /metrics.
-type Gauge struct {
-	Name string // Prometheus metric name, e.g. yorozu_llm_queue_length
-	Help string
-	Fn   func() float64
-}
-
 // Options configures the server.
 type Options struct {
 	// Addr is the listen address (HTTP_ADDR); ":0" picks a free port.
 	Addr string
 	// Checks decide /readyz, run in order with a 2 s deadline each.
 	Checks []Check
-	// Gauges are exported on /metrics besides the built-in ones.
-	Gauges []Gauge
-	Logger *slog.Logger
+	// Metrics serves /metrics (the Prometheus registry); nil answers 404.
+	Metrics http.Handler
+	Logger  *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 

@@ -59,7 +59,7 @@ func setup(getenv func(string) string, stderr io.Writer) (*config.Config, *slog.
 	if err != nil {
 		return nil, nil, err
 	}
-	return cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{ReplaceAttr: redactURLs})), nil
+	return cfg, newLogger(cfg, stderr), nil
 }
 
 // openMigrated opens the database (starting the embedded one without

@@ -24,6 +24,7 @@ import (
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
+	"github.com/yorozu-bot/yorozu/metrics"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -53,6 +54,7 @@ type app struct {
 	bot     *bot.Bot           // nil when DISCORD_TOKEN is unset
 	web     *webui.Server
 	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
+	metrics *metrics.Metrics
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -76,19 +78,21 @@ const tokenSecretKey = "continuation_token_secret"
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
 	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1)}
+	a.metrics = a.newMetrics()
 	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
-	recorder := apiLogRecorder{pool: d.pool}
+	recorder := apiLogRecorder{pool: d.pool, metrics: a.metrics}
 	a.llm = llm.New(llm.Options{
 		Client:      ollama,
 		Recorder:    recorder,
 		Concurrency: cfg.LLMConcurrency,
 		ToolTimeout: cfg.ToolTimeout,
 		Logger:      logger,
+		QueueWait:   a.metrics.QueueWait,
 	})
 	a.memory = memory.New(d.pool, memory.Options{
 		Location:     cfg.Location,
 		TokenBudget:  cfg.ContextTokenBudget,
-		Ollama:       background{Client: ollama, pipeline: a.llm, recorder: recorder, logger: logger},
+		Ollama:       background{Client: ollama, pipeline: a.llm, recorder: recorder, metrics: a.metrics, logger: logger},
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
@@ -106,6 +110,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
 	a.router.TurnTimeout = cfg.TurnTimeout
+	a.router.Use(a.metrics.Turns)
 
 	var discord *bot.Bot
 	if cfg.DiscordToken != "" {
@@ -122,6 +127,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			return nil, err
 		}
 		a.bot, discord = b, b
+		a.instrumentDiscord(b)
 	}
 
 	schedOpts := scheduler.Options{
@@ -129,6 +135,9 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Logger:     logger,
 		MaxAhead:   time.Duration(cfg.ReminderMaxAheadDays) * 24 * time.Hour,
 		MaxPending: cfg.ReminderMaxPending,
+
+		JobDone:      a.metrics.JobDone,
+		ReminderDone: a.metrics.ReminderDone,
 	}
 	if discord != nil {
 		schedOpts.Discord = discord.Session()
@@ -142,6 +151,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	if err := a.buildTools(ctx); err != nil {
 		return nil, err
 	}
+	a.metrics.SetTools(a.tools.Names())
 	if err := a.buildRoutes(conv, discord); err != nil {
 		return nil, err
 	}
@@ -221,7 +231,7 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 
 	forecasts := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	dest := func(webhook, channel string) scheduler.Destination {
-		d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: &http.Client{Timeout: 30 * time.Second}}
+		d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: a.webhookClient()}
 		if discord != nil {
 			d.Discord = discord
 		}
@@ -289,18 +299,7 @@ func (a *app) buildWeb() {
 	a.web = webui.New(webui.Options{
 		Addr:   a.cfg.HTTPAddr,
 		Checks: checks,
-		Gauges: []webui.Gauge{{
-			Name: "yorozu_llm_queue_length", Help: "Turns waiting for an LLM slot.",
-			Fn: func() float64 { return float64(a.llm.QueueLen()) },
-		}, {
-			Name: "yorozu_discord_gateway", Help: "1 while this process holds the Discord gateway.",
-			Fn: func() float64 {
-				if a.bot != nil && !a.standby.Load() && a.bot.Ready() {
-					return 1
-				}
-				return 0
-			},
-		}},
+		Metrics:       a.metrics.Handler(),
 		Logger:        a.logger,
 		Pool:          a.db.pool,
 		MetricsPublic: a.cfg.MetricsPublic,
@@ -420,16 +419,21 @@ type background struct {
 	*api.Client
 	pipeline *llm.Pipeline
 	recorder llm.Recorder
+	metrics  *metrics.Metrics
 	logger   *slog.Logger
 }
 
 func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	var started time.Time
+	var first time.Duration
 	var content strings.Builder
 	var metrics api.Metrics
 	err := o.pipeline.Background(ctx, func(ctx context.Context) error {
 		started = time.Now()
 		return o.Client.Chat(ctx, req, func(r api.ChatResponse) error {
+			if first == 0 && r.Message.Content != "" {
+				first = time.Since(started)
+			}
 			content.WriteString(r.Message.Content)
 			if r.Done {
 				metrics = r.Metrics
@@ -444,6 +448,7 @@ func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatR
 	call := llm.Call{
 		Model: req.Model, Request: body, Response: content.String(), Latency: time.Since(started),
 		PromptTokens: metrics.PromptEvalCount, CompletionTokens: metrics.EvalCount, At: started,
+		Kind: llm.KindOf(ctx), Outcome: llm.Outcome(err), FirstToken: first, EvalDuration: metrics.EvalDuration,
 	}
 	err = llm.InterpretError(ctx, "chat", req.Model, err)
 	if err != nil {
@@ -460,16 +465,32 @@ func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatR
 func (o background) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
 	resp, err := o.Client.Embed(ctx, req)
 	if err != nil {
-		return nil, llm.InterpretError(ctx, "embed", req.Model, err)
+		err = llm.InterpretError(ctx, "embed", req.Model, err)
+	}
+	call := llm.Call{Model: req.Model, Kind: llm.KindEmbed, Outcome: llm.Outcome(err)}
+	if err == nil {
+		call.PromptTokens = resp.PromptEvalCount
+	}
+	// Embeddings are many and small: counted, not kept in api_logs.
+	o.metrics.LLMCall(call)
+	if err != nil {
+		return nil, err
 	}
 	return resp, nil
 }
 
-// apiLogRecorder keeps every LLM call in api_logs.
-type apiLogRecorder struct{ pool *pgxpool.Pool }
+// apiLogRecorder keeps every LLM call in api_logs, with the turn it served,
+// and counts it.
+type apiLogRecorder struct {
+	pool    *pgxpool.Pool
+	metrics *metrics.Metrics
+}
 
 func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
+	r.metrics.LLMCall(c)
 	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
+		TurnID:           chat.TurnID(ctx),
+		Kind:             c.Kind,
 		Model:            c.Model,
 		Request:          c.Request,
 		Response:         c.Response,

@@ -1,0 +1,101 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+func TestRouteGroup(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/api/v10/channels/123/messages", "messages"},
+		{"/api/v10/channels/123/messages/456", "messages"},
+		{"/api/v10/channels/123/typing", "typing"},
+		{"/api/v10/channels/123", "channels"},
+		{"/api/v10/webhooks/1/secret-token", "webhooks"},
+		{"/api/v10/interactions/1/tok/callback", "interactions"},
+		{"/api/v10/applications/1/commands", "commands"},
+		{"/api/v10/gateway", "gateway"},
+		{"/api/v10/users/@me", "users"},
+		{"/proxy/api/v9/guilds/1", "guilds"},
+		{"/api/v10/stickers", "other"},
+		{"/", "other"},
+	} {
+		if got := RouteGroup(tc.path); got != tc.want {
+			t.Errorf("RouteGroup(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestStatsOfTheLastHour: turns older than an hour drop out; percentiles
+// are over turns that showed text; failures count, cancellations do not.
+func TestStatsOfTheLastHour(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	m := New(Options{Now: func() time.Time { return now }, QueueLength: func() int { return 3 }})
+	answer := func(first time.Duration, err error) chat.Handler {
+		return chat.HandlerFunc(func(_ context.Context, _ chat.Request, emit func(llm.Event) error) error {
+			if first >= 0 {
+				now = now.Add(first)
+				_ = emit(llm.Text{Text: "x"})
+			}
+			return err
+		})
+	}
+	run := func(h chat.Handler) {
+		_ = m.Turns("chat", h).Handle(context.Background(), chat.Request{Source: "discord"}, nil)
+	}
+	run(answer(50*time.Second, nil)) // will be older than an hour
+	now = now.Add(2 * time.Hour)
+	for i := 1; i <= 20; i++ {
+		run(answer(time.Duration(i)*time.Second, nil))
+	}
+	run(answer(-1, errors.New("ollama down")))
+	run(answer(-1, context.Canceled))
+	m.LLMCall(llm.Call{Model: "m", CompletionTokens: 100, EvalDuration: 4 * time.Second})
+	m.LLMCall(llm.Call{Model: "m", CompletionTokens: 50, EvalDuration: time.Second})
+
+	st := m.Stats()
+	if st.Turns != 22 || st.Errors != 1 || st.QueueLength != 3 {
+		t.Errorf("turns %d errors %d queue %d; want 22, 1, 3", st.Turns, st.Errors, st.QueueLength)
+	}
+	if st.FirstTextP50 != 10*time.Second || st.FirstTextP95 != 19*time.Second {
+		t.Errorf("first text p50 %s p95 %s; want 10s and 19s", st.FirstTextP50, st.FirstTextP95)
+	}
+	if st.TokensPerSecond != 30 {
+		t.Errorf("tokens/s = %g, want 30", st.TokensPerSecond)
+	}
+}
+
+func TestUnknownToolsShareOneLabel(t *testing.T) {
+	m := New(Options{})
+	m.SetTools([]string{"web_search"})
+	m.toolFinished(llm.ToolFinished{Name: "web_search"})
+	m.toolFinished(llm.ToolFinished{Name: "made_up_by_the_model", Err: errors.New("unknown tool")})
+	m.toolFinished(llm.ToolFinished{Name: "web_search", Err: context.DeadlineExceeded})
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() != "yorozu_tool_calls_total" {
+			continue
+		}
+		for _, s := range f.Metric {
+			got[s.Label[1].GetValue()+"/"+s.Label[0].GetValue()] = s.Counter.GetValue()
+		}
+	}
+	want := map[string]float64{"web_search/ok": 1, "web_search/timeout": 1, "unknown/error": 1}
+	if len(got) != len(want) {
+		t.Fatalf("tool series = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("tool series = %v, want %v", got, want)
+		}
+	}
+}
