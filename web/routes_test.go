@@ -117,7 +117,9 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 
 func TestMetricsNeedLoginUnlessPublic(t *testing.T) {
 	for _, public := range []bool{false, true} {
-		ts := newTestServer(t, Options{MetricsPublic: public})
+		ts := newTestServer(t, Options{MetricsPublic: public, Metrics: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte("yorozu_llm_queue_length 0\n"))
+		})})
 		code := ts.anonymous(t).call("GET", "/metrics", nil, nil)
 		want := http.StatusUnauthorized
 		if public {

@@ -297,8 +297,8 @@ func (a *app) buildWeb() {
 	}
 	checks = append(checks, a.discordChecks()...)
 	a.web = webui.New(webui.Options{
-		Addr:   a.cfg.HTTPAddr,
-		Checks: checks,
+		Addr:          a.cfg.HTTPAddr,
+		Checks:        checks,
 		Metrics:       a.metrics.Handler(),
 		Logger:        a.logger,
 		Pool:          a.db.pool,
