@@ -56,6 +56,11 @@ type Options struct {
 	Replies ReplyLog
 	Logger  *slog.Logger // default slog.Default()
 
+	// Guilds are the only servers served (DISCORD_GUILDS): mentions in
+	// other servers are ignored (logged once per server) and DMs are
+	// answered only for users who are members of one of them. Empty: all.
+	Guilds []string
+
 	// RateLimit is how many turns one user may start per RateWindow; over
 	// it the user gets a notice once and is not answered. 0 = unlimited.
 	RateLimit  int
@@ -84,6 +89,7 @@ type Bot struct {
 	session *discordgo.Session
 	log     *slog.Logger
 	limiter *limiter
+	filter  guildFilter // guarded by mu
 
 	ctx    context.Context // ends when Stop gives up waiting for replies
 	cancel context.CancelFunc
@@ -310,6 +316,10 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 		return
 	}
 	name := i.ApplicationCommandData().Name
+	if i.GuildID != "" && !b.servesGuild(i.GuildID) {
+		b.goRespond(s, i, notServedReply)
+		return
+	}
 	b.mu.Lock()
 	fn, stopping := b.handlers[name], b.stopping
 	if fn != nil && !stopping {

@@ -117,9 +117,18 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 		return
 	}
 	req, ok := toRequest(e.Message, botID, b.now())
-	if !ok {
+	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) {
 		return
 	}
+	if req.GuildID == "" {
+		b.admitDM(req, b.admit)
+		return
+	}
+	b.admit(req)
+}
+
+// admit rate-limits a request of a served server or user and enqueues it.
+func (b *Bot) admit(req chat.Request) {
 	allowed, notify := b.limiter.allow(req.AuthorID, b.now())
 	if !allowed {
 		b.log.Info("user rate limited", "author_id", req.AuthorID, "channel_id", req.ChannelID, "notified", notify)

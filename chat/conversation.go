@@ -26,6 +26,12 @@ type Store interface {
 	Record(ctx context.Context, key memory.SessionKey, turn memory.Turn) error
 }
 
+// defaultSpacer names the space of turns that come with none (web chats);
+// *memory.Memory satisfies it.
+type defaultSpacer interface {
+	DefaultSpace(ctx context.Context) (memory.Space, error)
+}
+
 // Conversation is the chat handler: context from memory, the pipeline with
 // the tools, and the turn recorded afterwards. Other handlers (reminders,
 // weather) wrap it with their own system text, model and tools.
@@ -45,6 +51,12 @@ type Conversation struct {
 func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	key := memory.SessionKey(req.Session)
 	space := req.space()
+	if d, ok := c.Store.(defaultSpacer); ok && space == "" {
+		// Tools and the call log see the space the turn really uses.
+		if s, err := d.DefaultSpace(ctx); err == nil {
+			space = s
+		}
+	}
 	msgs, err := c.Store.Context(ctx, key, space, req.Text)
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)

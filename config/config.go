@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,14 @@ type Config struct {
 	TipsWebhookURL string
 	TipsChannelID  string
 
+	// DiscordGuilds are the only servers served (DISCORD_GUILDS,
+	// comma-separated ids); empty serves every server the bot is in.
+	DiscordGuilds []string
+	// TipsSpace is the space whose tips history a webhook's tips belong to
+	// (TIPS_SPACE: a server id or "web"), as "guild:<id>" or "web". Empty:
+	// the server of TIPS_CHANNEL_ID, else the only server.
+	TipsSpace string
+
 	// ReminderMaxAheadDays is the furthest allowed reminder
 	// (REMINDER_MAX_AHEAD_DAYS, default 365).
 	ReminderMaxAheadDays int
@@ -161,6 +170,8 @@ func Parse(getenv func(string) string) (*Config, error) {
 		TipsCron:          p.cron("TIPS_CRON", "0 */3 * * *"),
 		TipsWebhookURL:    p.optionalURL("TIPS_WEBHOOK_URL"),
 		TipsChannelID:     p.snowflake("TIPS_CHANNEL_ID"),
+		DiscordGuilds:     p.snowflakes("DISCORD_GUILDS"),
+		TipsSpace:         p.space("TIPS_SPACE"),
 
 		ReminderMaxAheadDays: p.intRange("REMINDER_MAX_AHEAD_DAYS", 365, 1, 3650),
 		ReminderMaxPending:   p.intRange("REMINDER_MAX_PENDING", 50, 1, 100_000),
@@ -241,6 +252,8 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("tips_cron", c.TipsCron),
 		slog.String("tips_webhook_url", secret(c.TipsWebhookURL)),
 		slog.String("tips_channel_id", c.TipsChannelID),
+		slog.String("discord_guilds", strings.Join(c.DiscordGuilds, ",")),
+		slog.String("tips_space", c.TipsSpace),
 		slog.Int("reminder_max_ahead_days", c.ReminderMaxAheadDays),
 		slog.Int("reminder_max_pending", c.ReminderMaxPending),
 		slog.Duration("tool_timeout", c.ToolTimeout),
@@ -489,6 +502,38 @@ func (p *parser) snowflake(name string) string {
 		return ""
 	}
 	return v
+}
+
+// snowflakes reads comma-separated Discord ids, each once.
+func (p *parser) snowflakes(name string) []string {
+	var out []string
+	for _, v := range strings.Split(p.value(name, ""), ",") {
+		v = strings.TrimSpace(v)
+		switch {
+		case v == "" || slices.Contains(out, v):
+		case !snowflakeRE.MatchString(v):
+			p.fail(name, "must be comma-separated Discord server ids (digits only), got %q", v)
+			return nil
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// space reads a server id or "web" as a memory space key.
+func (p *parser) space(name string) string {
+	v := p.value(name, "")
+	switch {
+	case v == "":
+		return ""
+	case v == "web":
+		return "web"
+	case snowflakeRE.MatchString(v):
+		return "guild:" + v
+	}
+	p.fail(name, `must be a Discord server id (digits only) or "web", got %q`, v)
+	return ""
 }
 
 func (p *parser) cron(name, def string) string {

@@ -19,12 +19,14 @@ type APILog struct {
 	PromptTokens     int       `db:"prompt_tokens"`
 	CompletionTokens int       `db:"completion_tokens"`
 	CreatedAt        time.Time `db:"created_at"`
+	Space            string    `db:"space"`   // the turn's space; "" outside one
 	TurnID           string    `db:"turn_id"` // empty outside a user's turn
 	Kind             string    `db:"kind"`    // reply, summary, tags, …
 }
 
 // APILogParams describes an LLM call to log.
 type APILogParams struct {
+	Space string // the space of the turn that made the call; "" outside one
 	Model string
 	// Request is stored as JSON: any value is marshalled (e.g. an
 	// *api.ChatRequest); json.RawMessage and []byte are stored as they are;
@@ -43,10 +45,10 @@ type APILogParams struct {
 // InsertAPILog records one LLM call.
 func InsertAPILog(ctx context.Context, q Querier, p APILogParams) error {
 	_, err := q.Exec(ctx, `
-INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind, space)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		p.Model, jsonArg(p.Request), p.Response, p.Error, p.Latency.Milliseconds(),
-		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt), p.TurnID, p.Kind)
+		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt), p.TurnID, p.Kind, p.Space)
 	if err != nil {
 		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
 	}
@@ -70,7 +72,7 @@ func jsonArg(v any) any {
 // RecentAPILogs returns up to limit of the newest API logs, newest first.
 func RecentAPILogs(ctx context.Context, q Querier, limit int) ([]APILog, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind
+SELECT id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind, space
 FROM api_logs ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent api logs: %w", err)

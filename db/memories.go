@@ -99,3 +99,13 @@ WHERE id = ANY($1) AND folded_into IS NULL AND id <> $2
 	}
 	return tag.RowsAffected(), nil
 }
+
+// DeleteMemoriesByKey deletes every summary of the session with key (their
+// messages stay, archived, and lose their memory_id) and returns how many.
+func DeleteMemoriesByKey(ctx context.Context, q Querier, key string) (int64, error) {
+	tag, err := q.Exec(ctx, "DELETE FROM memories WHERE session_id = (SELECT id FROM sessions WHERE key = $1)", key)
+	if err != nil {
+		return 0, fmt.Errorf("delete summaries of %q: %w", key, err)
+	}
+	return tag.RowsAffected(), nil
+}

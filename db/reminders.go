@@ -118,21 +118,22 @@ func MarkReminderFailed(ctx context.Context, q Querier, id int64, at time.Time, 
 		id, utcOrNow(at), attempts, reason)
 }
 
-// CancelReminder cancels reminder id of userID and returns it. A reminder of
-// another user is ErrNotFound; one that is no longer pending is
-// ErrReminderNotPending.
-func CancelReminder(ctx context.Context, q Querier, id int64, userID string, at time.Time) (Reminder, error) {
+// CancelReminder cancels reminder id of userID and returns it; with
+// anyInGuild set, any user's reminder in that server (a moderator's cancel).
+// A reminder of another user (or none) is ErrNotFound; one that is no longer
+// pending is ErrReminderNotPending.
+func CancelReminder(ctx context.Context, q Querier, id int64, userID, anyInGuild string, at time.Time) (Reminder, error) {
 	r, err := oneReminder(ctx, q, fmt.Sprintf("cancel reminder %d", id), `
 UPDATE reminders SET cancelled_at = $3
-WHERE id = $1 AND user_id = $2 AND `+reminderPending+`
-RETURNING `+reminderColumns, id, userID, utcOrNow(at))
+WHERE id = $1 AND (user_id = $2 OR ($4 <> '' AND guild_id = $4)) AND `+reminderPending+`
+RETURNING `+reminderColumns, id, userID, utcOrNow(at), anyInGuild)
 	if !errors.Is(err, ErrNotFound) {
 		return r, err
 	}
 	// Say why: not theirs (or none) stays ErrNotFound, theirs but done is
 	// not pending.
 	cur, gerr := ReminderByID(ctx, q, id)
-	if gerr != nil || cur.UserID != userID {
+	if gerr != nil || cur.UserID != userID && (anyInGuild == "" || cur.GuildID != anyInGuild) {
 		return Reminder{}, err
 	}
 	return cur, fmt.Errorf("cancel reminder %d: %w", id, ErrReminderNotPending)

@@ -52,17 +52,17 @@ func TestReminderLifecycle(t *testing.T) {
 	}
 
 	// Only one's own, only pending.
-	if _, err := db.CancelReminder(ctx, pool, a.ID, "u2", time.Now()); !errors.Is(err, db.ErrNotFound) {
+	if _, err := db.CancelReminder(ctx, pool, a.ID, "u2", "", time.Now()); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("cancel someone else's: %v, want ErrNotFound", err)
 	}
-	if _, err := db.CancelReminder(ctx, pool, 999999, "u1", time.Now()); !errors.Is(err, db.ErrNotFound) {
+	if _, err := db.CancelReminder(ctx, pool, 999999, "u1", "", time.Now()); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("cancel missing: %v, want ErrNotFound", err)
 	}
-	got, err := db.CancelReminder(ctx, pool, c.ID, "u1", time.Now())
+	got, err := db.CancelReminder(ctx, pool, c.ID, "u1", "", time.Now())
 	if err != nil || got.CancelledAt == nil {
 		t.Fatalf("cancel own: %+v, %v", got, err)
 	}
-	if _, err := db.CancelReminder(ctx, pool, c.ID, "u1", time.Now()); !errors.Is(err, db.ErrReminderNotPending) {
+	if _, err := db.CancelReminder(ctx, pool, c.ID, "u1", "", time.Now()); !errors.Is(err, db.ErrReminderNotPending) {
 		t.Fatalf("cancel twice: %v, want ErrReminderNotPending", err)
 	}
 
@@ -91,7 +91,7 @@ func TestReminderLifecycle(t *testing.T) {
 	if b.FailedAt == nil || b.LastError == "" || b.Pending() {
 		t.Errorf("failed = %+v", b)
 	}
-	if _, err := db.CancelReminder(ctx, pool, a.ID, "u1", time.Now()); !errors.Is(err, db.ErrReminderNotPending) {
+	if _, err := db.CancelReminder(ctx, pool, a.ID, "u1", "", time.Now()); !errors.Is(err, db.ErrReminderNotPending) {
 		t.Errorf("cancel delivered: %v, want ErrReminderNotPending", err)
 	}
 	if n, _ := db.CountPendingReminders(ctx, pool, "u1"); n != 0 {

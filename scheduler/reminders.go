@@ -118,12 +118,25 @@ func (r *Reminders) List(ctx context.Context, userID, channelID string) ([]db.Re
 // user's reminder is db.ErrNotFound; one already delivered, cancelled or
 // failed is db.ErrReminderNotPending.
 func (r *Reminders) Cancel(ctx context.Context, userID string, id int64) (db.Reminder, error) {
+	return r.cancel(ctx, id, userID, "")
+}
+
+// CancelInGuild cancels any user's pending reminder id in server guildID
+// (someone with Manage Messages there), as Cancel does its user's own.
+func (r *Reminders) CancelInGuild(ctx context.Context, guildID string, id int64) (db.Reminder, error) {
+	if guildID == "" {
+		return db.Reminder{}, fmt.Errorf("cancel reminder %d: %w", id, db.ErrNotFound)
+	}
+	return r.cancel(ctx, id, "", guildID)
+}
+
+func (r *Reminders) cancel(ctx context.Context, id int64, userID, anyInGuild string) (db.Reminder, error) {
 	var rem db.Reminder
 	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
 		var err error
 		// Waits for a delivery in progress (it holds the row lock), then
 		// finds the reminder delivered.
-		rem, err = db.CancelReminder(ctx, tx, id, userID, r.s.now())
+		rem, err = db.CancelReminder(ctx, tx, id, userID, anyInGuild, r.s.now())
 		if err != nil {
 			return err
 		}

@@ -148,6 +148,7 @@ type Server struct {
 	closeCode     int             // identify/resume is answered with this close code
 	badToken      bool            // REST answers 401, the gateway closes 4004
 	guilds        []string        // guilds in READY
+	members       map[string]bool // "guild id/user id" of AddMember
 	unreachable   bool
 	quit          chan struct{} // closed by Close: hung requests end
 
@@ -248,6 +249,17 @@ func (s *Server) AddChannel(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.channels[id] = true
+}
+
+// AddMember makes userID a member of guildID, as GET
+// /guilds/{guild}/members/{user} reports it (others are Unknown Member).
+func (s *Server) AddMember(guildID, userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.members == nil {
+		s.members = map[string]bool{}
+	}
+	s.members[guildID+"/"+userID] = true
 }
 
 // FailChannel makes every REST call on the channel answer with the given
@@ -736,6 +748,11 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1]}}
 	case seg[0] == "channels" && len(seg) >= 3:
 		return s.channelLocked(r.Method, seg[1], seg[2:], body)
+	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && r.Method == http.MethodGet:
+		if !s.members[seg[1]+"/"+seg[3]] {
+			return apiError(http.StatusNotFound, 10007, "Unknown Member")
+		}
+		return response{status: 200, body: &discordgo.Member{GuildID: seg[1], User: &discordgo.User{ID: seg[3]}}}
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
 		return s.webhookLocked(seg[1], seg[2], r.URL.Query().Get("wait") == "true", body)
 	case seg[0] == "applications" && len(seg) == 3 && seg[2] == "commands" && r.Method == http.MethodPut:

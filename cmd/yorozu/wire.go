@@ -96,6 +96,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
+		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
 		AfterRecord: func(_ memory.SessionKey, t memory.Turn) {
 			// Tokenising takes a little while (and the dictionary loads on
@@ -122,6 +123,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			RateWindow: cfg.UserRateWindow,
 			Responder:  a.router,
 			Replies:    a.memory,
+			Guilds:     cfg.DiscordGuilds,
 		})
 		if err != nil {
 			return nil, err
@@ -240,6 +242,7 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 	tips := scheduler.NewTips(scheduler.TipsOptions{
 		Words: a.words, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
+		Space: a.postSpace(cfg.TipsSpace, cfg.TipsWebhookURL, cfg.TipsChannelID),
 	})
 	smalltalk := &chat.Smalltalk{Chat: conv, Topics: a.words, Logger: a.logger}
 	if cfg.TipsEnabled() {
@@ -278,8 +281,8 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 		return err
 	}
 	if a.bot != nil {
-		a.bot.AddCommand(scheduler.RemindCommand(), a.sched.Reminders().HandleCommand)
-		a.bot.AddMemoryCommands(a.memory, cfg.Location)
+		addRemindCommand(a.bot, a.sched.Reminders(), a.logger)
+		addMemoryCommands(a.bot, a.memory, cfg.Location, a.logger)
 	}
 	return nil
 }
@@ -486,9 +489,13 @@ type apiLogRecorder struct {
 	metrics *metrics.Metrics
 }
 
+// RecordCall tags the row with the space of the turn (tools.Caller), so
+// the admin page can tell whose call it was.
 func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
 	r.metrics.LLMCall(c)
+	caller, _ := tools.CallerFrom(ctx)
 	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
+		Space:            caller.Space,
 		TurnID:           chat.TurnID(ctx),
 		Kind:             c.Kind,
 		Model:            c.Model,

@@ -1,0 +1,163 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/chat"
+)
+
+// dmCheckTTL is how long a DM user's membership of the allowed servers is
+// remembered before Discord is asked again.
+const dmCheckTTL = 10 * time.Minute
+
+// guildFilter is DISCORD_GUILDS: the servers served, and what was learnt of
+// DM users' membership of them.
+type guildFilter struct {
+	noticed map[string]bool      // servers (and DM users) logged as ignored
+	dm      map[string]dmVerdict // user id -> shares an allowed server
+}
+
+type dmVerdict struct {
+	ok bool
+	at time.Time
+}
+
+// servesGuild reports whether messages in guildID are answered: every server
+// when Options.Guilds is empty, else only those. An ignored server is logged
+// once.
+func (b *Bot) servesGuild(guildID string) bool {
+	if len(b.opts.Guilds) == 0 || slices.Contains(b.opts.Guilds, guildID) {
+		return true
+	}
+	b.mu.Lock()
+	first := !b.filter.noticed["guild:"+guildID]
+	if b.filter.noticed == nil {
+		b.filter.noticed = map[string]bool{}
+	}
+	b.filter.noticed["guild:"+guildID] = true
+	b.mu.Unlock()
+	if first {
+		b.log.Warn("ignoring a server not in DISCORD_GUILDS", "guild_id", guildID)
+	}
+	return false
+}
+
+// admitDM lets a DM through to enqueue when its author shares one of the
+// allowed servers (always when Options.Guilds is empty). An unknown user is
+// looked up off the gateway loop, so the DM is enqueued later or dropped.
+func (b *Bot) admitDM(req chat.Request, enqueue func(chat.Request)) {
+	if len(b.opts.Guilds) == 0 {
+		enqueue(req)
+		return
+	}
+	b.mu.Lock()
+	v, known := b.filter.dm[req.AuthorID]
+	if known && b.now().Sub(v.at) > dmCheckTTL {
+		known = false
+	}
+	if known || b.stopping {
+		b.mu.Unlock()
+		if known {
+			b.dmVerdict(req, v.ok, enqueue)
+		}
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("dm_check")
+		ok, err := b.sharesAllowedGuild(b.ctx, req.AuthorID)
+		if err != nil {
+			b.log.Error("check a DM user's servers: DM not answered", "author_id", req.AuthorID, "err", err)
+			return
+		}
+		b.mu.Lock()
+		if b.filter.dm == nil {
+			b.filter.dm = map[string]dmVerdict{}
+		}
+		b.filter.dm[req.AuthorID] = dmVerdict{ok: ok, at: b.now()}
+		b.mu.Unlock()
+		b.dmVerdict(req, ok, enqueue)
+	}()
+}
+
+func (b *Bot) dmVerdict(req chat.Request, ok bool, enqueue func(chat.Request)) {
+	if ok {
+		enqueue(req)
+		return
+	}
+	b.mu.Lock()
+	first := !b.filter.noticed["dm:"+req.AuthorID]
+	if b.filter.noticed == nil {
+		b.filter.noticed = map[string]bool{}
+	}
+	b.filter.noticed["dm:"+req.AuthorID] = true
+	b.mu.Unlock()
+	if first {
+		b.log.Warn("ignoring DMs from a user who shares no server in DISCORD_GUILDS", "author_id", req.AuthorID)
+	}
+}
+
+// sharesAllowedGuild asks Discord whether userID is a member of one of the
+// allowed servers.
+func (b *Bot) sharesAllowedGuild(ctx context.Context, userID string) (bool, error) {
+	for _, g := range b.opts.Guilds {
+		_, err := b.session.GuildMember(g, userID, discordgo.WithContext(ctx))
+		var re *discordgo.RESTError
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.As(err, &re) && re.Response != nil &&
+			(re.Response.StatusCode == http.StatusNotFound || re.Response.StatusCode == http.StatusForbidden):
+			continue // not a member, or a server the bot has left
+		default:
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// notServedReply answers a command used in a server not in DISCORD_GUILDS.
+const notServedReply = "このサーバーではよろずを使えません (管理者の設定によるものです)。"
+
+// goRespond answers an interaction with an ephemeral text off the gateway
+// loop.
+func (b *Bot) goRespond(s *discordgo.Session, i *discordgo.InteractionCreate, text string) {
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("interaction_response")
+		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+		defer cancel()
+		if err := RespondEphemeral(ctx, s, i, text); err != nil {
+			b.log.Error("interaction response", "guild_id", i.GuildID, "err", err)
+		}
+	}()
+}
+
+// ChannelGuild returns the server of channelID ("" for a DM channel), from
+// the gateway's state when it has the channel, else from Discord.
+func (b *Bot) ChannelGuild(ctx context.Context, channelID string) (string, error) {
+	if c, err := b.session.State.Channel(channelID); err == nil && c != nil {
+		return c.GuildID, nil
+	}
+	c, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("look up channel %s: %w", channelID, err)
+	}
+	return c.GuildID, nil
+}
