@@ -1,6 +1,11 @@
 package web
 
-import "net/http"
+import (
+	"context"
+	"net/http"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
 
 // Deps are the parts of yorozu the API works on. cmd/yorozu wires them; a
 // nil part makes the routes that need it answer 503.
@@ -8,6 +13,15 @@ type Deps struct {
 	// Jobs is River's UI, mounted under /jobs/ (riverui.Handler with prefix
 	// "/jobs").
 	Jobs http.Handler
+	// Revisions lists and restores earlier versions of note pages;
+	// *memory.Memory satisfies it.
+	Revisions NoteRevisions
+}
+
+// NoteRevisions is what the note revision routes need.
+type NoteRevisions interface {
+	NoteRevisions(ctx context.Context, pageID int64) ([]db.NoteRevision, error)
+	RestoreNote(ctx context.Context, revID int64, by db.NoteEditor) (db.NotePage, error)
 }
 
 // unavailable answers 503 naming the missing part.

@@ -50,6 +50,9 @@ func (s *Server) Routes() []Route {
 		{"GET /chat/sessions/{id}/files", Login, http.HandlerFunc(s.handleSessionFiles)},
 		{"GET /chat/sessions/{id}/files/{file_id}", Login, http.HandlerFunc(s.handleSessionFile)},
 
+		{"GET /api/notes/{id}/revisions", Login, http.HandlerFunc(s.handleNoteRevisions)},
+		{"POST /api/notes/{id}/revisions/{rev}/restore", Login, http.HandlerFunc(s.handleRestoreNoteRevision)},
+
 		{"/jobs/", Login, s.jobsHandler()},
 	}
 	return append(rs, s.opts.Pages...)

@@ -12,7 +12,7 @@ import (
 // webDeps gives the admin page the parts it works on. A part that cannot be
 // built is logged and left out: its routes answer 503, the rest works.
 func (a *app) webDeps() webui.Deps {
-	var deps webui.Deps
+	deps := webui.Deps{Revisions: a.memory}
 	jobs, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(a.sched.Client(), nil),
 		Logger:    a.logger.With("component", "riverui"),
