@@ -75,7 +75,11 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		MessageID: req.MessageID,
 		Text:      req.Text,
 	})
-	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: c.Model, Messages: msgs, Tools: c.Tools}, emit)
+	model := c.Model
+	if req.Model != "" {
+		model = req.Model
+	}
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, emit)
 	// A failed turn is kept too (the user's message, and whatever part of
 	// the answer was written), so the next turn has it in context.
 	at := req.At
@@ -91,7 +95,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
 			PlatformMessageID: req.MessageID, At: at,
 		},
-		Reply: memory.MessageRecord{Content: res.Content, Model: c.Model, At: c.now()},
+		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now()},
 	}
 	// The reply is already out; keeping it must not be cut short by a
 	// user-facing deadline.

@@ -23,6 +23,9 @@ type Request struct {
 	Text        string // the mention already stripped
 	Attachments []Attachment
 	At          time.Time
+	// Model, when set, answers instead of the handler's own model (the
+	// admin page's model selector).
+	Model string
 }
 
 // Attachment is a file the user sent with the message.

@@ -621,3 +621,14 @@ func (p *parser) mcpServers(name string) json.RawMessage {
 	}
 	return json.RawMessage(raw)
 }
+
+// ParseRate reads a USER_RATE_LIMIT value ("6/min", "3/30s", "0" for off),
+// for values given elsewhere than the environment (the admin page).
+func ParseRate(v string) (int, time.Duration, error) {
+	p := parser{getenv: func(string) string { return v }}
+	n, window := p.rate("USER_RATE_LIMIT", "6/min")
+	if len(p.errs) > 0 {
+		return 0, 0, p.errs[0]
+	}
+	return n, window, nil
+}

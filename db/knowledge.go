@@ -144,3 +144,32 @@ WHERE starts_with(file_path, $1 || '/') AND strpos(substr(file_path, length($1) 
 	}
 	return es, nil
 }
+
+// ListKnowledge returns up to limit entries (without bodies) with an id
+// below before, newest first.
+func ListKnowledge(ctx context.Context, q Querier, before int64, limit int) ([]KnowledgeEntry, error) {
+	rows, err := q.Query(ctx, `SELECT id, space, title, '' AS body, query, tool, session_key, file_path, created_at
+FROM knowledge_entries WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list knowledge: %w", err)
+	}
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return nil, fmt.Errorf("list knowledge: %w", err)
+	}
+	return es, nil
+}
+
+// DeleteKnowledge removes an entry and its sources and returns it, or
+// reports ErrNotFound.
+func DeleteKnowledge(ctx context.Context, q Querier, id int64) (KnowledgeEntry, error) {
+	rows, err := q.Query(ctx, "DELETE FROM knowledge_entries WHERE id = $1 RETURNING "+knowledgeColumns, id)
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("delete knowledge %d: %w", id, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("delete knowledge %d: %w", id, interpretError(err))
+	}
+	return e, nil
+}

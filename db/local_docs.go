@@ -94,3 +94,26 @@ func LocalDocsVersion(ctx context.Context, q Querier) (string, error) {
 	}
 	return v, nil
 }
+
+// LocalDocInfo is what the admin page shows of one indexed file.
+type LocalDocInfo struct {
+	Path           string    `db:"path" json:"path"`
+	Title          string    `db:"title" json:"title"`
+	Size           int       `db:"size" json:"size"` // bytes of content
+	EmbeddingModel string    `db:"embedding_model" json:"embedding_model"`
+	UpdatedAt      time.Time `db:"updated_at" json:"updated_at"`
+}
+
+// LocalDocInfos lists the indexed files by path, without their content.
+func LocalDocInfos(ctx context.Context, q Querier) ([]LocalDocInfo, error) {
+	rows, err := q.Query(ctx, `SELECT path, title, octet_length(content) AS size, embedding_model, updated_at
+FROM local_knowledge_docs ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("local doc infos: %w", err)
+	}
+	ds, err := pgx.CollectRows(rows, pgx.RowToStructByName[LocalDocInfo])
+	if err != nil {
+		return nil, fmt.Errorf("local doc infos: %w", err)
+	}
+	return ds, nil
+}

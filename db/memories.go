@@ -109,3 +109,62 @@ func DeleteMemoriesByKey(ctx context.Context, q Querier, key string) (int64, err
 	}
 	return tag.RowsAffected(), nil
 }
+
+// MemoryItem is a live summary as the admin page lists it.
+type MemoryItem struct {
+	ID           int64     `db:"id" json:"id"`
+	SessionID    int64     `db:"session_id" json:"session_id"`
+	SessionKey   string    `db:"session_key" json:"session_key"`
+	Space        string    `db:"space" json:"space"`
+	Content      string    `db:"content" json:"content"`
+	MessageCount int       `db:"message_count" json:"message_count"`
+	PeriodStart  time.Time `db:"period_start" json:"period_start"`
+	PeriodEnd    time.Time `db:"period_end" json:"period_end"`
+	CreatedAt    time.Time `db:"created_at" json:"created_at"`
+	Tags         []string  `db:"tags" json:"tags"`
+}
+
+// ListMemories returns up to limit live summaries with their tags, newest
+// first: of one session, or of all when sessionID is 0.
+func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([]MemoryItem, error) {
+	rows, err := q.Query(ctx, `
+SELECT m.id, m.session_id, s.key AS session_key, s.space, m.content, m.message_count, m.period_start, m.period_end, m.created_at,
+       COALESCE((SELECT array_agg(t.tag ORDER BY t.tag) FROM memory_tags t WHERE t.memory_id = m.id), '{}') AS tags
+FROM memories m JOIN sessions s ON s.id = m.session_id
+WHERE m.folded_into IS NULL AND ($1 = 0 OR m.session_id = $1)
+ORDER BY m.period_end DESC, m.id DESC LIMIT $2`, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list memories of session %d: %w", sessionID, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[MemoryItem])
+	if err != nil {
+		return nil, fmt.Errorf("list memories of session %d: %w", sessionID, err)
+	}
+	return ms, nil
+}
+
+// DeleteMemory removes a summary and returns the turns it archived to the
+// context (summaries it had folded become live again); it reports how many
+// messages came back, or ErrNotFound.
+func DeleteMemory(ctx context.Context, b TxBeginner, id int64) (int64, error) {
+	var restored int64
+	err := pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE messages SET archived_at = NULL, memory_id = NULL WHERE memory_id = $1", id)
+		if err != nil {
+			return err
+		}
+		restored = tag.RowsAffected()
+		tag, err = tx.Exec(ctx, "DELETE FROM memories WHERE id = $1", id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete memory %d: %w", id, err)
+	}
+	return restored, nil
+}

@@ -133,3 +133,50 @@ WHERE s.key = $1 AND u.platform_message_id = $2 AND u.role = 'user'
 	}
 	return nil
 }
+
+// SessionMessages returns up to limit of the newest messages of a session,
+// archived ones included, oldest first (history and exports).
+func SessionMessages(ctx context.Context, q Querier, sessionID int64, limit int) ([]Message, error) {
+	rows, err := q.Query(ctx, `SELECT * FROM (
+    SELECT `+messageColumns+` FROM messages WHERE session_id = $1
+    ORDER BY created_at DESC, id DESC LIMIT $2
+) m ORDER BY created_at, id`, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %d: %w", sessionID, err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %d: %w", sessionID, err)
+	}
+	return ms, nil
+}
+
+// ImportedMessage is one message of an imported conversation.
+type ImportedMessage struct {
+	Role       string
+	AuthorName string
+	Content    string
+	Model      string
+	CreatedAt  time.Time
+	Archived   bool
+}
+
+// ImportMessages adds messages to a session in one statement, keeping
+// their times; archived ones stay archived (at their own time).
+func ImportMessages(ctx context.Context, q Querier, sessionID int64, ms []ImportedMessage) error {
+	n := len(ms)
+	roles, names, contents, models := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ats, archived := make([]time.Time, n), make([]bool, n)
+	for i, m := range ms {
+		roles[i], names[i], contents[i], models[i] = m.Role, m.AuthorName, m.Content, m.Model
+		ats[i], archived[i] = utcOrNow(m.CreatedAt), m.Archived
+	}
+	if _, err := q.Exec(ctx, `
+INSERT INTO messages (session_id, role, author_name, content, model, created_at, archived_at)
+SELECT $1, m.role, m.name, m.content, m.model, m.at, CASE WHEN m.archived THEN m.at END
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::bool[])
+     AS m(role, name, content, model, at, archived)`, sessionID, roles, names, contents, models, ats, archived); err != nil {
+		return fmt.Errorf("import %d messages into session %d: %w", n, sessionID, err)
+	}
+	return nil
+}

@@ -15,10 +15,10 @@ var ErrPresetLabelTaken = errors.New("a model preset with that label exists")
 
 // ModelPreset is a row of model_presets: one choice of the model selector.
 type ModelPreset struct {
-	ID        int64     `db:"id"`
-	Label     string    `db:"label"`
-	Model     string    `db:"model"` // the Ollama model name, e.g. qwen3:4b
-	CreatedAt time.Time `db:"created_at"`
+	ID        int64     `db:"id" json:"id"`
+	Label     string    `db:"label" json:"label"`
+	Model     string    `db:"model" json:"model"` // the Ollama model name, e.g. qwen3:4b
+	CreatedAt time.Time `db:"created_at" json:"created_at"`
 }
 
 const modelPresetColumns = "id, label, model, created_at"

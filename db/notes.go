@@ -441,3 +441,47 @@ WHERE id = $1 RETURNING `+notePageColumns, id, text, utcOrNow(at))
 	}
 	return p, nil
 }
+
+// SetSessionNotePages makes pageIDs exactly the pages linked to a session,
+// in one transaction; an id that is no page of the session's space is
+// ErrNotFound and changes nothing.
+func SetSessionNotePages(ctx context.Context, b TxBeginner, sessionID int64, pageIDs []int64) error {
+	err := pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM session_note_pages WHERE session_id = $1 AND page_id <> ALL($2)", sessionID, pageIDs); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO session_note_pages (session_id, page_id)
+SELECT $1, p.id FROM note_pages p JOIN sessions s ON s.id = $1 AND s.space = p.space
+WHERE p.id = ANY($2) ON CONFLICT DO NOTHING`, sessionID, pageIDs); err != nil {
+			return err
+		}
+		var linked, want int
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM session_note_pages WHERE session_id = $1),
+       (SELECT count(DISTINCT id) FROM unnest($2::bigint[]) id)`, sessionID, pageIDs).Scan(&linked, &want); err != nil {
+			return err
+		}
+		if linked != want {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set note pages of session %d: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RenameNotePage changes a page's title; a title in use is
+// ErrNoteTitleTaken.
+func RenameNotePage(ctx context.Context, q Querier, id int64, title string, at time.Time) (NotePage, error) {
+	rows, err := q.Query(ctx, "UPDATE note_pages SET title = $2, updated_at = $3 WHERE id = $1 RETURNING "+notePageColumns,
+		id, title, utcOrNow(at))
+	if err != nil {
+		return NotePage{}, fmt.Errorf("rename note page %d: %w", id, err)
+	}
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[NotePage])
+	if err != nil {
+		return NotePage{}, fmt.Errorf("rename note page %d: %w", id, noteError(err))
+	}
+	return p, nil
+}

@@ -186,3 +186,18 @@ func execReminder(ctx context.Context, q Querier, op, sql string, args ...any) e
 	}
 	return nil
 }
+
+// ListReminders returns every user's reminders, pending ones first by due
+// time, then the past ones newest first, up to limit.
+func ListReminders(ctx context.Context, q Querier, limit int) ([]Reminder, error) {
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders ORDER BY ("+reminderPending+
+		") DESC, CASE WHEN "+reminderPending+" THEN due_at END, due_at DESC, id DESC LIMIT $1", limit)
+	if err != nil {
+		return nil, fmt.Errorf("list reminders: %w", err)
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return nil, fmt.Errorf("list reminders: %w", err)
+	}
+	return rs, nil
+}

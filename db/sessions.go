@@ -81,3 +81,116 @@ func SessionByKey(ctx context.Context, q Querier, key string) (Session, error) {
 	}
 	return s, nil
 }
+
+// SessionItem is one conversation in the admin page's list.
+type SessionItem struct {
+	ID        int64     `db:"id"`
+	Key       string    `db:"key"`
+	Source    string    `db:"source"`
+	GuildID   string    `db:"guild_id"`
+	ChannelID string    `db:"channel_id"`
+	Title     string    `db:"title"`
+	Model     string    `db:"model"`
+	Space     string    `db:"space"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+const sessionItemColumns = "id, key, source, guild_id, channel_id, title, model, space, created_at, updated_at"
+
+// SessionFilter narrows ListSessions; the zero value lists everything.
+type SessionFilter struct {
+	Source string // "web", "discord"; empty for all
+	Space  string // one space's; empty for all
+	Limit  int    // default 500
+}
+
+// ListSessions returns conversations, the most recently active first.
+func ListSessions(ctx context.Context, q Querier, f SessionFilter) ([]SessionItem, error) {
+	if f.Limit <= 0 {
+		f.Limit = 500
+	}
+	rows, err := q.Query(ctx, "SELECT "+sessionItemColumns+` FROM sessions
+WHERE ($1 = '' OR source = $1) AND ($3 = '' OR space = $3)
+ORDER BY updated_at DESC, id DESC LIMIT $2`, f.Source, f.Limit, f.Space)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	ss, err := pgx.CollectRows(rows, pgx.RowToStructByName[SessionItem])
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return ss, nil
+}
+
+// SessionItemByID returns one conversation, or ErrNotFound.
+func SessionItemByID(ctx context.Context, q Querier, id int64) (SessionItem, error) {
+	rows, err := q.Query(ctx, "SELECT "+sessionItemColumns+" FROM sessions WHERE id = $1", id)
+	if err != nil {
+		return SessionItem{}, fmt.Errorf("get session %d: %w", id, err)
+	}
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[SessionItem])
+	if err != nil {
+		return SessionItem{}, fmt.Errorf("get session %d: %w", id, interpretError(err))
+	}
+	return s, nil
+}
+
+// NewSession describes a conversation to create.
+type NewSession struct {
+	Key    string // required, new
+	Source string
+	Space  string // required
+	Title  string
+	Model  string
+	At     time.Time // zero means now
+}
+
+// CreateSession adds a new conversation (and its space if new) and returns
+// it.
+func CreateSession(ctx context.Context, q Querier, p NewSession) (SessionItem, error) {
+	key := p.Key
+	if p.Space == "" {
+		return SessionItem{}, fmt.Errorf("create session %q: empty space", key)
+	}
+	rows, err := q.Query(ctx, `WITH space AS (INSERT INTO spaces (key) VALUES ($6) ON CONFLICT DO NOTHING)
+INSERT INTO sessions (key, source, title, model, created_at, updated_at, space)
+VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING `+sessionItemColumns, key, p.Source, p.Title, p.Model, utcOrNow(p.At), p.Space)
+	if err != nil {
+		return SessionItem{}, fmt.Errorf("create session %q: %w", key, err)
+	}
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[SessionItem])
+	if err != nil {
+		return SessionItem{}, fmt.Errorf("create session %q: %w", key, interpretError(err))
+	}
+	return s, nil
+}
+
+// SetSessionTitle gives a conversation that has no title one.
+func SetSessionTitle(ctx context.Context, q Querier, id int64, title string) error {
+	if _, err := q.Exec(ctx, "UPDATE sessions SET title = $2 WHERE id = $1 AND title = ''", id, title); err != nil {
+		return fmt.Errorf("set title of session %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetSessionModel remembers the model a conversation last used.
+func SetSessionModel(ctx context.Context, q Querier, id int64, model string) error {
+	if _, err := q.Exec(ctx, "UPDATE sessions SET model = $2 WHERE id = $1", id, model); err != nil {
+		return fmt.Errorf("set model of session %d: %w", id, err)
+	}
+	return nil
+}
+
+// DeleteSession removes a conversation with its messages, summaries and
+// note links, or reports ErrNotFound.
+func DeleteSession(ctx context.Context, q Querier, id int64) error {
+	tag, err := q.Exec(ctx, "DELETE FROM sessions WHERE id = $1", id)
+	if err != nil {
+		return fmt.Errorf("delete session %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete session %d: %w", id, ErrNotFound)
+	}
+	return nil
+}

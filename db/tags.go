@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // This file holds message_tags and memory_tags: a few topic words per
@@ -58,4 +60,20 @@ func tags(ctx context.Context, q Querier, sql string, id int64, what string) ([]
 		return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
 	}
 	return out, nil
+}
+
+// UntaggedMessages returns up to limit of the newest messages that have no
+// tags yet (for a backfill).
+func UntaggedMessages(ctx context.Context, q Querier, limit int) ([]Message, error) {
+	rows, err := q.Query(ctx, "SELECT "+messageColumns+` FROM messages m
+WHERE content <> '' AND NOT EXISTS (SELECT 1 FROM message_tags t WHERE t.message_id = m.id)
+ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("untagged messages: %w", err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return nil, fmt.Errorf("untagged messages: %w", err)
+	}
+	return ms, nil
 }

@@ -55,8 +55,9 @@ type kbHit struct {
 // and files embedded with another model than Options.EmbedModel are
 // embedded again, files gone from disk leave the index. A file that fails is
 // skipped and reported in the joined error; the others are synced. It is the
-// kb_sync job.
-func (m *Memory) SyncKnowledgeBase(ctx context.Context) error {
+// kb_sync job. When it ran is kept for the admin page (KnowledgeBase).
+func (m *Memory) SyncKnowledgeBase(ctx context.Context) (err error) {
+	defer func() { m.noteSync(ctx, err) }()
 	dir := m.opts.KnowledgeDir
 	if dir == "" || m.opts.Ollama == nil {
 		return nil

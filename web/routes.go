@@ -43,6 +43,40 @@ func (s *Server) Routes() []Route {
 		{"POST /api/logout", Login, http.HandlerFunc(s.handleLogout)},
 		{"GET /api/status", Login, http.HandlerFunc(s.handleStatus)},
 
+		{"GET /chat/sessions", Login, http.HandlerFunc(s.handleSessions)},
+		{"POST /chat/sessions", Login, http.HandlerFunc(s.handleCreateSession)},
+		{"POST /chat/sessions/import", Login, http.HandlerFunc(s.handleImport)},
+		{"DELETE /chat/sessions/{id}", Login, http.HandlerFunc(s.handleDeleteSession)},
+		{"GET /chat/sessions/{id}/messages", Login, http.HandlerFunc(s.handleMessages)},
+		{"GET /chat/sessions/{id}/export", Login, http.HandlerFunc(s.handleExport)},
+		{"GET /chat/sessions/{id}/notes", Login, s.needMemory(s.handleSessionNotes)},
+		{"PUT /chat/sessions/{id}/notes", Login, s.needMemory(s.handlePutSessionNotes)},
+		{"POST /chat/stream", Login, s.needChat(s.handleStream)},
+
+		{"GET /api/notes", Login, s.needMemory(s.handleNotes)},
+		{"POST /api/notes", Login, s.needMemory(s.handleCreateNote)},
+		{"PATCH /api/notes/{id}", Login, s.needMemory(s.handleUpdateNote)},
+		{"DELETE /api/notes/{id}", Login, s.needMemory(s.handleDeleteNote)},
+		{"POST /api/notes/sections/rename", Login, s.needMemory(s.handleRenameSection)},
+		{"POST /api/notes/reorder", Login, s.needMemory(s.handleReorder)},
+
+		{"GET /api/memory", Login, http.HandlerFunc(s.handleMemory)},
+		{"DELETE /api/memory/{id}", Login, s.needMemory(s.handleDeleteMemory)},
+		{"GET /api/knowledge", Login, http.HandlerFunc(s.handleKnowledge)},
+		{"GET /api/knowledge/{id}", Login, http.HandlerFunc(s.handleKnowledgeEntry)},
+		{"DELETE /api/knowledge/{id}", Login, s.needMemory(s.handleDeleteKnowledge)},
+		{"GET /api/knowledge-base", Login, s.needMemory(s.handleKnowledgeBase)},
+		{"GET /api/knowledge-base/file", Login, s.needMemory(s.handleKnowledgeBaseFile)},
+		{"POST /api/knowledge-base/sync", Login, s.needMemory(s.handleKnowledgeBaseSync)},
+
+		{"GET /api/logs", Login, http.HandlerFunc(s.handleLogs)},
+		{"GET /api/logs/{id}", Login, http.HandlerFunc(s.handleLog)},
+		{"DELETE /api/logs/{id}", Login, http.HandlerFunc(s.handleDeleteLog)},
+
+		{"GET /api/settings", Login, s.needSettings(s.handleSettings)},
+		{"PUT /api/settings", Login, s.needSettings(s.handlePutSettings)},
+		{"GET /api/models", Login, http.HandlerFunc(s.handleModels)},
+
 		{"GET /api/models/presets", Login, http.HandlerFunc(s.handlePresets)},
 		{"POST /api/models/presets", Login, http.HandlerFunc(s.handleCreatePreset)},
 		{"DELETE /api/models/presets/{id}", Login, http.HandlerFunc(s.handleDeletePreset)},
@@ -52,6 +86,11 @@ func (s *Server) Routes() []Route {
 
 		{"GET /api/notes/{id}/revisions", Login, http.HandlerFunc(s.handleNoteRevisions)},
 		{"POST /api/notes/{id}/revisions/{rev}/restore", Login, http.HandlerFunc(s.handleRestoreNoteRevision)},
+
+		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
+		{"POST /api/reminders/{id}/cancel", Login, s.needReminders(s.handleCancelReminder)},
+		{"GET /api/system/word-pool", Login, http.HandlerFunc(s.handleWordPool)},
+		{"POST /api/system/backfill-tags", Login, s.needMemory(s.handleBackfillTags)},
 
 		{"/jobs/", Login, s.jobsHandler()},
 	}

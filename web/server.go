@@ -49,6 +49,7 @@ type Server struct {
 	started  time.Time
 	srv      *http.Server
 	throttle *throttle
+	lanes    lanes
 
 	mu   sync.Mutex
 	ln   net.Listener

@@ -55,6 +55,8 @@ type app struct {
 	web     *webui.Server
 	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
 	metrics *metrics.Metrics
+	chooser *modelChooser // the router with the models in force; what both adapters call
+	search  *liveSearcher // the search backend in force
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -110,6 +112,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
+	a.chooser = &modelChooser{router: a.router}
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
 
@@ -121,7 +124,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Logger:     logger,
 			RateLimit:  cfg.UserRateLimit,
 			RateWindow: cfg.UserRateWindow,
-			Responder:  a.router,
+			Responder:  a.chooser,
 			Replies:    a.memory,
 			Guilds:     cfg.DiscordGuilds,
 		})
@@ -157,7 +160,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	if err := a.buildRoutes(conv, discord); err != nil {
 		return nil, err
 	}
-	a.buildWeb()
+	a.buildWeb(ctx)
 	return a, nil
 }
 
@@ -168,19 +171,18 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("FETCH_ALLOWLIST: %w", err)
 	}
-	searcher, err := web.NewSearcher(web.SearchOptions{
-		Backend: cfg.SearchBackend, BaseURL: cfg.SearxngURL, APIKey: cfg.TavilyAPIKey,
-		UserAgent: fetch.UserAgent(version),
-	})
+	searcher, err := a.newSearcher(cfg.SearchBackend, cfg.SearxngURL, cfg.TavilyAPIKey)
 	if err != nil {
 		return fmt.Errorf("SEARCH_BACKEND: %w", err)
 	}
+	a.search = &liveSearcher{}
+	a.search.current.Store(&searcher)
 	secret, err := db.EnsureSetting(ctx, a.db.pool, tokenSecretKey, page.NewSecret())
 	if err != nil {
 		return err
 	}
 	if err := web.Register(a.tools, web.Deps{
-		Fetcher: fetcher, Searcher: searcher, Signer: page.NewSigner(secret, time.Now),
+		Fetcher: fetcher, Searcher: a.search, Signer: page.NewSigner(secret, time.Now),
 		MaxResultChars: llm.MaxResultChars,
 		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
 		Location:       cfg.Location,
@@ -287,7 +289,7 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 	return nil
 }
 
-func (a *app) buildWeb() {
+func (a *app) buildWeb(ctx context.Context) {
 	checks := []webui.Check{
 		{Name: "database", Fn: func(ctx context.Context) error { return a.db.pool.Ping(ctx) }},
 		{Name: "migrations", Fn: func(ctx context.Context) error {
@@ -307,7 +309,7 @@ func (a *app) buildWeb() {
 		Pool:          a.db.pool,
 		MetricsPublic: a.cfg.MetricsPublic,
 		Pages:         webui.PageRoutes(),
-		Deps:          a.webDeps(),
+		Deps:          a.webDeps(ctx),
 	})
 }
 
@@ -498,6 +500,7 @@ func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
 		Space:            caller.Space,
 		TurnID:           chat.TurnID(ctx),
 		Kind:             c.Kind,
+		SessionKey:       caller.Session,
 		Model:            c.Model,
 		Request:          c.Request,
 		Response:         c.Response,

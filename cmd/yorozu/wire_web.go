@@ -2,17 +2,38 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 
+	"github.com/ollama/ollama/api"
 	"riverqueue.com/riverui"
 
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/scheduler"
+	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/tools/web"
 	webui "github.com/yorozu-bot/yorozu/web"
 )
 
 // webDeps gives the admin page the parts it works on. A part that cannot be
 // built is logged and left out: its routes answer 503, the rest works.
-func (a *app) webDeps() webui.Deps {
-	deps := webui.Deps{Revisions: a.memory}
+func (a *app) webDeps(ctx context.Context) webui.Deps {
+	cfg := a.cfg
+	deps := webui.Deps{
+		Chat:      a.chooser,
+		Memory:    a.memory,
+		Limiter:   chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow),
+		Reminders: a.sched.Reminders(),
+		Words:     a.words,
+		Models:    api.NewClient(cfg.OllamaHost, &http.Client{}),
+		Revisions: a.memory,
+	}
 	jobs, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(a.sched.Client(), nil),
 		Logger:    a.logger.With("component", "riverui"),
@@ -23,7 +44,88 @@ func (a *app) webDeps() webui.Deps {
 	} else {
 		a.jobsUI, deps.Jobs = jobs, jobs
 	}
+	settings, err := webui.NewSettings(ctx, a.db.pool, a.settingDefs())
+	if err != nil {
+		a.logger.Error("settings page unavailable; environment values are used", "err", err)
+		return deps
+	}
+	deps.Settings = settings
+	a.chooser.settings.Store(settings)
+	a.applySettings(settings, deps.Limiter)
+	settings.OnChange(func(key, value string) {
+		a.logger.Info("setting changed on the admin page", "key", key)
+		a.applySettings(settings, deps.Limiter)
+	})
 	return deps
+}
+
+// applySettings puts the live settings in force.
+func (a *app) applySettings(s *webui.Settings, limiter *chat.RateLimiter) {
+	if n, window, err := config.ParseRate(s.Get("user_rate_limit")); err == nil {
+		limiter.Set(n, window)
+	}
+	searcher, err := a.newSearcher(s.Get("search_backend"), s.Get("searxng_url"), s.Get("tavily_api_key"))
+	if err != nil {
+		a.logger.Warn("search backend from the settings not usable; keeping the previous one", "err", err)
+		return
+	}
+	a.search.current.Store(&searcher)
+}
+
+func (a *app) newSearcher(backend, url, key string) (web.Searcher, error) {
+	return web.NewSearcher(web.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
+}
+
+// settingDefs lists what the admin page may change, the environment giving
+// each default. Live ones take effect at once; the schedules and
+// destinations of the posts at the next start.
+func (a *app) settingDefs() []webui.SettingDef {
+	cfg := a.cfg
+	notEmpty := func(v string) error {
+		if v == "" {
+			return errors.New("空にはできません（環境変数の値に戻すには null を送ってください）")
+		}
+		return nil
+	}
+	cron := func(v string) error {
+		if v == "" {
+			return nil
+		}
+		_, err := scheduler.ParseCron(v, cfg.Location)
+		return err
+	}
+	snowflake := func(v string) error {
+		if _, err := strconv.ParseUint(v, 10, 64); v != "" && err != nil {
+			return errors.New("チャンネル ID（Discord の数字の ID）を入れてください")
+		}
+		return nil
+	}
+	webhook := func(v string) error {
+		if v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://") {
+			return errors.New("URL（https://…）を入れてください")
+		}
+		return nil
+	}
+	var defs []webui.SettingDef
+	defs = append(defs,
+		webui.SettingDef{Key: "search_backend", Label: "検索エンジン", Env: "SEARCH_BACKEND", Default: cfg.SearchBackend, Live: true,
+			Choices: []string{"duckduckgo", "searxng", "tavily"}},
+		webui.SettingDef{Key: "searxng_url", Label: "SearXNG の URL", Env: "SEARXNG_URL", Default: cfg.SearxngURL, Live: true, Validate: webhook},
+		webui.SettingDef{Key: "tavily_api_key", Label: "Tavily API キー", Env: "TAVILY_API_KEY", Default: cfg.TavilyAPIKey, Secret: true, Live: true},
+		webui.SettingDef{Key: "default_model", Label: "会話のモデル", Env: "DEFAULT_MODEL", Default: cfg.DefaultModel, Live: true, Validate: notEmpty},
+		webui.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
+		webui.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Validate: notEmpty},
+		webui.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
+			Default: fmt.Sprintf("%d/%s", cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
+			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
+		webui.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Validate: cron},
+		webui.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Validate: webhook},
+		webui.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Validate: snowflake},
+		webui.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Validate: cron},
+		webui.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Validate: webhook},
+		webui.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Validate: snowflake},
+	)
+	return defs
 }
 
 // startWeb makes sure there is an admin password (printing a generated one
@@ -43,4 +145,35 @@ func (a *app) startWeb(ctx context.Context) error {
 		}
 	}
 	return a.web.Start(ctx)
+}
+
+// modelChooser hands turns to the chat router with the model the settings
+// hold in force for their route (the page can change them while running).
+// Discord and the page both go through it.
+type modelChooser struct {
+	router   *chat.Router
+	settings atomic.Pointer[webui.Settings]
+}
+
+// Respond picks the model, unless the turn chose one, and routes the turn.
+func (c *modelChooser) Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+	if s := c.settings.Load(); s != nil && req.Model == "" {
+		key := "default_model"
+		if name, _ := c.router.Match(req.Text); name == "reminder" {
+			key = "reminder_model"
+		}
+		req.Model = s.Get(key)
+	}
+	return c.router.Respond(ctx, req, emit)
+}
+
+// liveSearcher is the web search backend in force; the settings can
+// replace it while running.
+type liveSearcher struct {
+	current atomic.Pointer[web.Searcher]
+}
+
+// Search asks the backend in force.
+func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]web.Result, error) {
+	return (*l.current.Load()).Search(ctx, query, max)
 }

@@ -1,0 +1,347 @@
+package web
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// maxHistory bounds the messages one history or export returns.
+const maxHistory = 5000
+
+// sessionJSON is a conversation in the list.
+type sessionJSON struct {
+	ID        int64     `json:"id"`
+	Title     string    `json:"title"`
+	Source    string    `json:"source"` // "web" or "discord"
+	Model     string    `json:"model"`
+	Space     string    `json:"space"`     // whose memory: "guild:<id>", "dm:<user id>", "web"
+	ReadOnly  bool      `json:"read_only"` // Discord conversations are shown, not continued
+	UpdatedAt time.Time `json:"updated_at"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func toSessionJSON(s db.SessionItem) sessionJSON {
+	return sessionJSON{
+		ID: s.ID, Title: sessionTitle(s), Source: sessionSource(s), Model: s.Model, Space: s.Space,
+		ReadOnly: sessionSource(s) != "web", UpdatedAt: s.UpdatedAt, CreatedAt: s.CreatedAt,
+	}
+}
+
+func sessionSource(s db.SessionItem) string {
+	if s.Source != "" {
+		return s.Source
+	}
+	src, _, _ := strings.Cut(s.Key, ":")
+	return src
+}
+
+// sessionTitle is the stored title, or one made from the key.
+func sessionTitle(s db.SessionItem) string {
+	if s.Title != "" {
+		return s.Title
+	}
+	switch {
+	case strings.HasPrefix(s.Key, "discord:dm:"):
+		return "Discord DM " + strings.TrimPrefix(s.Key, "discord:dm:")
+	case strings.HasPrefix(s.Key, "discord:channel:"):
+		return "Discord #" + strings.TrimPrefix(s.Key, "discord:channel:")
+	case sessionSource(s) == "web":
+		return "新しいチャット"
+	}
+	return s.Key
+}
+
+// newWebKey names a new web conversation.
+func newWebKey() memory.SessionKey {
+	return memory.Web(strings.ToLower(rand.Text()))
+}
+
+// webSession loads the conversation {id} of the path; on failure it answers
+// (404) and returns false.
+func (s *Server) loadSession(w http.ResponseWriter, r *http.Request) (db.SessionItem, bool) {
+	id, ok := pathID(w, r, "id")
+	if !ok {
+		return db.SessionItem{}, false
+	}
+	sess, err := db.SessionItemByID(r.Context(), s.opts.Pool, id)
+	if errors.Is(err, db.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "その会話はありません。")
+		return db.SessionItem{}, false
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return db.SessionItem{}, false
+	}
+	return sess, true
+}
+
+// handleSessions lists conversations, newest first: GET /chat/sessions.
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	ss, err := db.ListSessions(r.Context(), s.opts.Pool, db.SessionFilter{Source: q.Get("source"), Space: q.Get("space")})
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	out := make([]sessionJSON, len(ss))
+	for i, sess := range ss {
+		out[i] = toSessionJSON(sess)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type createSessionRequest struct {
+	Title string `json:"title"`
+	Model string `json:"model"`
+	Space string `json:"space"` // default: the default space
+}
+
+type idResponse struct {
+	ID int64 `json:"id"`
+}
+
+// handleCreateSession starts a web conversation: POST /chat/sessions.
+func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
+	var req createSessionRequest
+	if r.ContentLength != 0 && !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	space, ok := s.space(w, r, req.Space)
+	if !ok {
+		return
+	}
+	sess, err := db.CreateSession(r.Context(), s.opts.Pool, db.NewSession{Key: string(newWebKey()), Source: "web", Space: string(space),
+		Title: truncate(strings.TrimSpace(req.Title), 100), Model: strings.TrimSpace(req.Model), At: s.opts.Now()})
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, idResponse{ID: sess.ID})
+}
+
+// handleDeleteSession deletes a web conversation with its messages and
+// summaries: DELETE /chat/sessions/{id}. Discord ones are refused (403).
+func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	if sessionSource(sess) != "web" {
+		writeError(w, http.StatusForbidden, "Discord の会話はここでは削除できません（/forget を使ってください）。")
+		return
+	}
+	s.noContent(w, r, db.DeleteSession(r.Context(), s.opts.Pool, sess.ID))
+}
+
+// messageJSON is one message of a history or an export.
+type messageJSON struct {
+	ID         int64     `json:"id,omitempty"`
+	Role       string    `json:"role"`
+	Content    string    `json:"content"`
+	AuthorName string    `json:"author_name,omitempty"`
+	Model      string    `json:"model,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	// Archived messages were summarised: shown in the history, no longer
+	// sent to the model.
+	Archived bool `json:"archived"`
+}
+
+func toMessagesJSON(ms []db.Message, withIDs bool) []messageJSON {
+	out := make([]messageJSON, len(ms))
+	for i, m := range ms {
+		out[i] = messageJSON{Role: m.Role, Content: m.Content, AuthorName: m.AuthorName, Model: m.Model,
+			CreatedAt: m.CreatedAt, Archived: m.ArchivedAt != nil}
+		if withIDs {
+			out[i].ID = m.ID
+		}
+	}
+	return out
+}
+
+// handleMessages returns a conversation's messages, archived ones
+// included and marked: GET /chat/sessions/{id}/messages.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	ms, err := db.SessionMessages(r.Context(), s.opts.Pool, sess.ID, maxHistory)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toMessagesJSON(ms, true))
+}
+
+// exportJSON is the file a conversation is exported to and imported from.
+type exportJSON struct {
+	Format    string        `json:"format"` // exportFormat
+	Title     string        `json:"title"`
+	Source    string        `json:"source"`
+	Model     string        `json:"model"`
+	Space     string        `json:"space"`
+	CreatedAt time.Time     `json:"created_at"`
+	Messages  []messageJSON `json:"messages"`
+}
+
+const exportFormat = "yorozu-chat/1"
+
+// handleExport downloads a conversation as JSON:
+// GET /chat/sessions/{id}/export.
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	ms, err := db.SessionMessages(r.Context(), s.opts.Pool, sess.ID, maxHistory)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="yorozu-chat-%d.json"`, sess.ID))
+	writeJSON(w, http.StatusOK, exportJSON{
+		Format: exportFormat, Title: sessionTitle(sess), Source: sessionSource(sess), Model: sess.Model, Space: sess.Space,
+		CreatedAt: sess.CreatedAt, Messages: toMessagesJSON(ms, false),
+	})
+}
+
+// handleImport makes a new web conversation from an export:
+// POST /chat/sessions/import.
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	var in exportJSON
+	if !decodeJSON(w, r, &in, maxImportBody) {
+		return
+	}
+	if in.Format != exportFormat {
+		writeFieldError(w, "format", fmt.Sprintf("%q の書き出しファイルではありません", exportFormat))
+		return
+	}
+	ms := make([]db.ImportedMessage, len(in.Messages))
+	for i, m := range in.Messages {
+		switch m.Role {
+		case db.RoleUser, db.RoleAssistant, db.RoleSystem:
+		default:
+			writeFieldError(w, fmt.Sprintf("messages[%d].role", i), "user, assistant, system のどれかにしてください")
+			return
+		}
+		ms[i] = db.ImportedMessage{Role: m.Role, AuthorName: m.AuthorName, Content: m.Content, Model: m.Model,
+			CreatedAt: m.CreatedAt, Archived: m.Archived}
+	}
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		title = "読み込んだチャット"
+	}
+	space, ok := s.space(w, r, in.Space)
+	if !ok {
+		return
+	}
+	var sess db.SessionItem
+	err := pgx.BeginFunc(r.Context(), s.opts.Pool, func(q pgx.Tx) error {
+		var err error
+		sess, err = db.CreateSession(r.Context(), q, db.NewSession{Key: string(newWebKey()), Source: "web", Space: string(space),
+			Title: truncate(title, 100), Model: in.Model, At: s.opts.Now()})
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		return db.ImportMessages(r.Context(), q, sess.ID, ms)
+	})
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, idResponse{ID: sess.ID})
+}
+
+type notesLinkJSON struct {
+	PageIDs []int64 `json:"page_ids"`
+}
+
+// handleSessionNotes returns the pages linked to a conversation (their
+// full text is in its context): GET /chat/sessions/{id}/notes.
+func (s *Server) handleSessionNotes(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	pages, err := s.opts.Deps.Memory.LinkedNotes(r.Context(), memory.SessionKey(sess.Key))
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	ids := make([]int64, len(pages))
+	for i, p := range pages {
+		ids[i] = p.ID
+	}
+	writeJSON(w, http.StatusOK, notesLinkJSON{PageIDs: ids})
+}
+
+// handlePutSessionNotes sets the pages linked to a conversation:
+// PUT /chat/sessions/{id}/notes {"page_ids": [...]}.
+func (s *Server) handlePutSessionNotes(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	var req notesLinkJSON
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	if req.PageIDs == nil {
+		writeFieldError(w, "page_ids", "ページ ID の配列が必要です")
+		return
+	}
+	if !s.setLinkedNotes(w, r, memory.SessionKey(sess.Key), req.PageIDs) {
+		return
+	}
+	writeJSON(w, http.StatusOK, req)
+}
+
+// setLinkedNotes links exactly ids to key; an unknown page answers 400.
+func (s *Server) setLinkedNotes(w http.ResponseWriter, r *http.Request, key memory.SessionKey, ids []int64) bool {
+	err := s.opts.Deps.Memory.SetLinkedNotes(r.Context(), key, ids)
+	if errors.Is(err, db.ErrNotFound) {
+		writeFieldError(w, "page_ids", "存在しないページが含まれています")
+		return false
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// space returns the space a request names, or the default space when it
+// names none; a malformed one answers 400 naming the field.
+func (s *Server) space(w http.ResponseWriter, r *http.Request, given string) (memory.Space, bool) {
+	given = strings.TrimSpace(given)
+	if given != "" {
+		if given != string(memory.WebSpace) && !validSpace(given) {
+			writeFieldError(w, "space", "web, guild:<サーバー ID>, dm:<ユーザー ID> のどれかにしてください")
+			return "", false
+		}
+		return memory.Space(given), true
+	}
+	if s.opts.Deps.Memory == nil {
+		return memory.WebSpace, true
+	}
+	sp, err := s.opts.Deps.Memory.DefaultSpace(r.Context())
+	if err != nil {
+		s.internalError(w, r, err)
+		return "", false
+	}
+	return sp, true
+}
+
+func validSpace(sp string) bool {
+	kind, id, ok := strings.Cut(sp, ":")
+	return ok && (kind == "guild" || kind == "dm") && id != "" && !strings.ContainsAny(id, "/\\:")
+}

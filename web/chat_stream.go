@@ -1,0 +1,342 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// webUser is who types on the admin page, for the rate limit and the
+// stored turn.
+const (
+	webUserID   = "admin"
+	webUserName = "管理者"
+)
+
+// Texts a person sees in an error event.
+const (
+	rateLimitedText = "メッセージのペースが速すぎます（USER_RATE_LIMIT）。少し待ってからもう一度送ってください。"
+	unavailableText = "LLM サーバー（Ollama）に接続できません。Ollama が起動しているか、OLLAMA_HOST の設定を確認してください。"
+	timeoutText     = "時間内に答え終わりませんでした（TURN_TIMEOUT）。質問を分けるか、もう一度お試しください。"
+)
+
+type streamRequest struct {
+	SessionID   int64   `json:"session_id"`
+	Message     string  `json:"message"`
+	Model       string  `json:"model"`
+	NotePageIDs []int64 `json:"note_page_ids"`
+	Space       string  `json:"space"` // of a new conversation; default: the default space
+}
+
+// event is one SSE line: data: {"type": …, "value": …}.
+type event struct {
+	Type  string `json:"type"`
+	Value any    `json:"value,omitempty"`
+}
+
+// toolEvent is the value of a tool event: the same id when it starts
+// (status running) and when it is done.
+type toolEvent struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Label      string `json:"label"`
+	Detail     string `json:"detail,omitempty"`
+	Status     string `json:"status"` // running, done
+	Result     string `json:"result,omitempty"`
+	Error      bool   `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+}
+
+type sourceJSON struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// doneEvent is the value of done: the turn's token counts and timings.
+type doneEvent struct {
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	Calls            int   `json:"calls"`
+	ModelMS          int64 `json:"model_ms"` // time Ollama reports for the calls
+	WallMS           int64 `json:"wall_ms"`  // the whole turn, queueing included
+}
+
+// sseWriter writes events and flushes each at once.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (s *sseWriter) send(typ string, value any) error {
+	b, err := json.Marshal(event{Type: typ, Value: value})
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", typ, err)
+	}
+	buf := make([]byte, 0, len(b)+8)
+	buf = append(append(append(buf, "data: "...), b...), "\n\n"...)
+	if _, err := s.w.Write(buf); err != nil {
+		return fmt.Errorf("send %s event: %w", typ, err)
+	}
+	return s.rc.Flush()
+}
+
+// handleStream runs one chat turn and streams it as server-sent events:
+// POST /chat/stream {session_id?, message, model?, note_page_ids?}. The turn
+// goes through the same chat router as Discord's and is stored the same
+// way; a client that goes away stops it.
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
+	var req streamRequest
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	req.Message = strings.TrimSpace(req.Message)
+	if req.Message == "" {
+		writeFieldError(w, "message", "メッセージを入力してください")
+		return
+	}
+	ctx := r.Context()
+	var sess db.SessionItem
+	isNew := req.SessionID == 0
+	if isNew {
+		space, ok := s.space(w, r, req.Space)
+		if !ok {
+			return
+		}
+		var err error
+		sess, err = db.CreateSession(ctx, s.opts.Pool, db.NewSession{Key: string(newWebKey()), Source: "web", Space: string(space),
+			Title: titleFrom(req.Message), Model: req.Model, At: s.opts.Now()})
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+	} else {
+		var err error
+		sess, err = db.SessionItemByID(ctx, s.opts.Pool, req.SessionID)
+		if errors.Is(err, db.ErrNotFound) {
+			writeFieldError(w, "session_id", "その会話はありません")
+			return
+		}
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		if sessionSource(sess) != "web" {
+			writeError(w, http.StatusForbidden, "Discord の会話は読むだけです。新しいチャットを始めてください。")
+			return
+		}
+	}
+	key := memory.SessionKey(sess.Key)
+	// Linking before the context is built, so this very turn carries them.
+	if req.NotePageIDs != nil && !s.setLinkedNotes(w, r, key, req.NotePageIDs) {
+		return
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	if isNew {
+		if out.send("session_id", sess.ID) != nil {
+			return
+		}
+	}
+	if err := s.stream(ctx, out, sess, req); err != nil && ctx.Err() == nil {
+		s.opts.Logger.Warn("chat stream", "session", sess.Key, "err", err)
+	}
+}
+
+// stream runs the turn of req in sess, writing its events to out.
+func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem, req streamRequest) error {
+	if l := s.opts.Deps.Limiter; l != nil {
+		if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
+			return out.send("error", rateLimitedText)
+		}
+	}
+	queued := func(pos int) error { return out.send("queued", map[string]int{"position": pos}) }
+	leave, err := s.lanes.enter(ctx, sess.Key, queued)
+	if err != nil {
+		return err
+	}
+	defer leave()
+
+	model := strings.TrimSpace(req.Model)
+	if model != "" && model != sess.Model {
+		if err := db.SetSessionModel(ctx, s.opts.Pool, sess.ID, model); err != nil {
+			return err
+		}
+	}
+	if sess.Title == "" {
+		if err := db.SetSessionTitle(ctx, s.opts.Pool, sess.ID, titleFrom(req.Message)); err != nil {
+			return err
+		}
+	}
+	if model == "" {
+		model = sess.Model
+	}
+	tr := &turnEvents{out: out}
+	err = s.opts.Deps.Chat.Respond(ctx, chat.Request{
+		Session: sess.Key, Source: "web", Space: sess.Space, AuthorID: webUserID, AuthorName: webUserName,
+		Text: req.Message, At: s.opts.Now(), Model: model,
+	}, tr.emit)
+	if err != nil && !tr.ended && ctx.Err() == nil {
+		// A failure before the model ran (the context could not be read)
+		// has no Failed event of its own.
+		return errors.Join(err, out.send("error", errorText(err)))
+	}
+	return err
+}
+
+// turnEvents turns the pipeline's events into SSE events.
+type turnEvents struct {
+	out     *sseWriter
+	n       int
+	running []toolEvent // started, not yet done, in order
+	ended   bool        // done or error sent
+}
+
+func (t *turnEvents) emit(ev llm.Event) error {
+	switch e := ev.(type) {
+	case llm.Text:
+		return t.out.send("chunk", e.Text)
+	case llm.Queued:
+		return t.out.send("queued", map[string]int{"position": e.Position})
+	case llm.ToolStarted:
+		t.n++
+		te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n), Name: e.Name, Label: toolLabel(e.Name), Detail: argsDetail(e.Arguments), Status: "running"}
+		t.running = append(t.running, te)
+		return t.out.send("tool", te)
+	case llm.ToolFinished:
+		return t.toolDone(e)
+	case llm.Done:
+		t.ended = true
+		return t.out.send("done", doneEvent{
+			PromptTokens: e.Metrics.PromptTokens, CompletionTokens: e.Metrics.CompletionTokens, Calls: e.Metrics.Calls,
+			ModelMS: e.Metrics.Total.Milliseconds(), WallMS: e.Metrics.Wall.Milliseconds(),
+		})
+	case llm.Failed:
+		t.ended = true
+		return t.out.send("error", errorText(e.Err))
+	}
+	return nil // thinking is never shown
+}
+
+func (t *turnEvents) toolDone(e llm.ToolFinished) error {
+	te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n+1), Name: e.Name, Label: toolLabel(e.Name)}
+	for i, r := range t.running {
+		if r.Name == e.Name {
+			te = r
+			t.running = append(t.running[:i], t.running[i+1:]...)
+			break
+		}
+	}
+	te.Status, te.Detail = "done", ""
+	te.Result, te.Error, te.DurationMS = shorten(e.Result, 200), e.Err != nil, e.Duration.Milliseconds()
+	if err := t.out.send("tool", te); err != nil {
+		return err
+	}
+	if e.Err != nil {
+		return nil
+	}
+	switch {
+	case e.Name == "write_note":
+		return t.out.send("notes_updated", nil)
+	case isSearchTool(e.Name):
+		srcs := memory.Sources(e.Result)
+		if len(srcs) == 0 {
+			return nil
+		}
+		out := make([]sourceJSON, len(srcs))
+		for i, s := range srcs {
+			out[i] = sourceJSON{Title: s.Title, URL: s.URL}
+		}
+		return t.out.send("sources", out)
+	}
+	return nil
+}
+
+func isSearchTool(name string) bool {
+	for _, t := range memory.KnowledgeTools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// toolLabels are the Japanese names of the built-in tools.
+var toolLabels = map[string]string{
+	"web_search":       "Web 検索",
+	"scrape_url":       "ページを読む",
+	"pdf_to_text":      "PDF を読む",
+	"search_and_fetch": "検索して資料を読む",
+	"read_note":        "ノートを読む",
+	"write_note":       "ノートに書く",
+	"read_knowledge":   "知識を読む",
+	"create_reminder":  "リマインダーを作る",
+	"list_reminders":   "リマインダー一覧",
+	"cancel_reminder":  "リマインダーを取り消す",
+}
+
+func toolLabel(name string) string {
+	if l, ok := toolLabels[name]; ok {
+		return l
+	}
+	return name
+}
+
+// argsDetail shows a call's arguments in one line: the value of a lone
+// string argument, else the compact JSON, at most 100 characters.
+func argsDetail(args string) string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(args), &obj) == nil && len(obj) == 1 {
+		for _, v := range obj {
+			if s, ok := v.(string); ok {
+				return shorten(s, 100)
+			}
+		}
+	}
+	if args == "{}" {
+		return ""
+	}
+	return shorten(args, 100)
+}
+
+// shorten puts s on one line of at most n characters.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+// titleFrom makes a conversation's title from its first message.
+func titleFrom(message string) string {
+	return shorten(message, 40)
+}
+
+// errorText is what the page shows for a failed turn: what happened and
+// what to do.
+func errorText(err error) string {
+	if notice, ok := chat.MissingModelNotice(err); ok {
+		return notice
+	}
+	switch {
+	case errors.Is(err, chat.ErrTurnTimeout):
+		return timeoutText
+	case errors.Is(err, llm.ErrUnavailable):
+		return unavailableText
+	}
+	return "エラーで答えられませんでした: " + shorten(err.Error(), 300)
+}
