@@ -39,7 +39,7 @@ type searchArgs struct {
 // searchHits is what the fake web_search tool returns.
 const searchHits = `[{"title":"東京の天気","href":"https://example.com/tenki","body":"晴れ"}]`
 
-func newAPI(t *testing.T) *apiServer {
+func newAPI(t testing.TB) *apiServer {
 	t.Helper()
 	pool := dbtest.New(t)
 	o := ollamatest.New(t)

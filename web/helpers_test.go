@@ -29,7 +29,7 @@ type testServer struct {
 	pool *pgxpool.Pool
 }
 
-func newTestServer(t *testing.T, opts Options) *testServer {
+func newTestServer(t testing.TB, opts Options) *testServer {
 	t.Helper()
 	if opts.Pool == nil {
 		opts.Pool = dbtest.New(t)
@@ -52,13 +52,13 @@ func newTestServer(t *testing.T, opts Options) *testServer {
 // client is a logged-in browser: a cookie jar with the session and the
 // CSRF token, or an anonymous one before login.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	http *http.Client
 	csrf string
 }
 
-func (ts *testServer) anonymous(t *testing.T) *client {
+func (ts *testServer) anonymous(t testing.TB) *client {
 	jar, _ := cookiejar.New(nil)
 	return &client{t: t, base: ts.base, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -66,7 +66,7 @@ func (ts *testServer) anonymous(t *testing.T) *client {
 }
 
 // login logs in through the API, as the page does.
-func (ts *testServer) login(t *testing.T) *client {
+func (ts *testServer) login(t testing.TB) *client {
 	t.Helper()
 	c := ts.anonymous(t)
 	var res csrfResponse
@@ -79,7 +79,7 @@ func (ts *testServer) login(t *testing.T) *client {
 
 // quickSession stores a session directly (no bcrypt) and returns a client
 // holding it.
-func (ts *testServer) quickSession(t *testing.T) *client {
+func (ts *testServer) quickSession(t testing.TB) *client {
 	t.Helper()
 	token, csrf := rand.Text(), rand.Text()
 	if err := db.InsertAdminSession(context.Background(), ts.pool, db.AdminSession{TokenHash: hashToken(token), CSRFToken: csrf}); err != nil {
