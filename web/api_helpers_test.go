@@ -95,7 +95,7 @@ var (
 )
 
 func (s reminderStore) Cancel(ctx context.Context, userID string, id int64) (db.Reminder, error) {
-	return db.CancelReminder(ctx, s.q, id, userID, time.Now())
+	return db.CancelReminder(ctx, s.q, id, userID, "", time.Now())
 }
 
 // sse reads a text/event-stream answer into its events, in order.
