@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
 )
 
 // TipPoster writes one tip on a topic and posts it to the tips channel;
@@ -16,17 +16,18 @@ type TipPoster interface {
 	Post(ctx context.Context, topic string) (string, error)
 }
 
-// TopicFinder finds a topic related to what was said; *wordpool.Pool
-// satisfies it.
+// TopicFinder finds a topic related to what the user said, from the tags of
+// what was said lately in the conversation ("" when there is none);
+// *memory.Memory satisfies it.
 type TopicFinder interface {
-	Related(text string, r *rand.Rand) (string, bool)
+	RelatedTopic(ctx context.Context, key memory.SessionKey, text string) (string, error)
 }
 
 // tipTimeout bounds the tip posted after a small-talk answer.
 const tipTimeout = 2 * time.Minute
 
-// Smalltalk answers idle chatter lightly, points to the useless tips, and
-// posts one tip on a topic related to what was said.
+// Smalltalk answers idle chatter lightly on a topic related to what was
+// said, points to the useless tips, and posts one tip on that topic.
 type Smalltalk struct {
 	Chat   *Conversation // required; its System text is kept and extended
 	Tips   TipPoster     // nil: no tip is posted
@@ -39,9 +40,15 @@ type Smalltalk struct {
 func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	topic := ""
 	if s.Topics != nil {
-		topic, _ = s.Topics.Related(req.Text, nil)
+		var err error
+		if topic, err = s.Topics.RelatedTopic(ctx, memory.SessionKey(req.Session), req.Text); err != nil {
+			s.logger().Warn("small-talk topic", "session", req.Session, "err", err)
+		}
 	}
 	system := "雑談モードです。肩の力を抜いて、1〜3文で軽く楽しく返してください。"
+	if topic != "" {
+		system += fmt.Sprintf("話題に困ったら、最近の会話に出た「%s」の話を振ってもかまいません。", topic)
+	}
 	if s.Tips != nil {
 		about := "話題"
 		if topic != "" {
@@ -58,13 +65,16 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tipTimeout)
 	defer cancel()
 	if _, err := s.Tips.Post(tctx, topic); err != nil {
-		logger := s.Logger
-		if logger == nil {
-			logger = slog.Default()
-		}
 		// The answer is out; a missing tip (quiet hour, repeats, Discord)
 		// is worth a warning, not a failed turn.
-		logger.Warn("post small-talk tip", "topic", topic, "err", err)
+		s.logger().Warn("post small-talk tip", "topic", topic, "err", err)
 	}
 	return nil
+}
+
+func (s *Smalltalk) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/weather"
 )
 
@@ -99,7 +99,9 @@ func (f *fakeTips) Post(_ context.Context, topic string) (string, error) {
 
 type fixedRelated string
 
-func (f fixedRelated) Related(string, *rand.Rand) (string, bool) { return string(f), true }
+func (f fixedRelated) RelatedTopic(context.Context, memory.SessionKey, string) (string, error) {
+	return string(f), nil
+}
 
 var (
 	_ TipPoster   = (*fakeTips)(nil)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -76,4 +77,43 @@ ORDER BY id DESC LIMIT $1`, limit)
 		return nil, fmt.Errorf("untagged messages: %w", err)
 	}
 	return ms, nil
+}
+
+// RecentTag is a tag of a recent message or summary, with when that was
+// said.
+type RecentTag struct {
+	Tag string    `db:"tag"`
+	At  time.Time `db:"at"`
+}
+
+// RecentTags returns the tags of the latest unsummarised messages (up to
+// messages of them) and of the latest live summaries, which stand for the
+// messages they archived (up to summaries), of the session with key or of
+// every session when key is "", newest first: what people talked about
+// lately, for picking a related topic.
+func RecentTags(ctx context.Context, q Querier, key string, messages, summaries int) ([]RecentTag, error) {
+	rows, err := q.Query(ctx, `
+WITH s AS (SELECT id FROM sessions WHERE $1 = '' OR key = $1),
+msg AS (
+    SELECT id, created_at FROM messages
+    WHERE session_id IN (SELECT id FROM s) AND archived_at IS NULL
+    ORDER BY created_at DESC, id DESC LIMIT $2
+),
+mem AS (
+    SELECT id, period_end FROM memories
+    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM s)
+    ORDER BY period_end DESC, id DESC LIMIT $3
+)
+SELECT t.tag, msg.created_at AS at FROM message_tags t JOIN msg ON msg.id = t.message_id
+UNION ALL
+SELECT t.tag, mem.period_end AS at FROM memory_tags t JOIN mem ON mem.id = t.memory_id
+ORDER BY at DESC, tag`, key, messages, summaries)
+	if err != nil {
+		return nil, fmt.Errorf("recent tags of session %q: %w", key, err)
+	}
+	tags, err := pgx.CollectRows(rows, pgx.RowToStructByName[RecentTag])
+	if err != nil {
+		return nil, fmt.Errorf("recent tags of session %q: %w", key, err)
+	}
+	return tags, nil
 }

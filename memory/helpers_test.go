@@ -40,8 +40,8 @@ func topicEmbed(_ string, input string) []float32 {
 	return v
 }
 
-// fakeModel answers memory's background prompts: summaries, folds, tags and
-// knowledge entries. summaries counts summary requests.
+// fakeModel answers memory's background prompts: summaries and folds (with
+// their tags) and knowledge entries. summaries counts summary requests.
 type fakeModel struct {
 	summaries, folds atomic.Int32
 }
@@ -49,15 +49,13 @@ type fakeModel struct {
 func (f *fakeModel) handle(req api.ChatRequest) ollamatest.Reply {
 	system, user := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
 	switch {
-	case strings.Contains(system, "タグ"):
-		return tagsReply(tagRequestSize(req), []string{"会話", "テスト", "猫"})
 	case strings.Contains(system, "1 つの要約にまとめて"):
 		n := f.folds.Add(1)
-		return ollamatest.Text("まとめ" + string(rune('A'+n-1)) + ": 以前の話をまとめた。")
+		return summaryReply("まとめ"+string(rune('A'+n-1))+": 以前の話をまとめた。", "まとめ", "以前", "話")
 	case strings.Contains(system, "要約にしてください"):
 		n := f.summaries.Add(1)
 		first := strings.SplitN(user, "\n", 2)[0]
-		return ollamatest.Text(strings.Repeat("要", 1) + "約" + string(rune('0'+n%10)) + " 先頭=" + first[strings.Index(first, "]")+2:])
+		return summaryReply("約"+string(rune('0'+n%10))+" 先頭="+first[strings.Index(first, "]")+2:], "会話", "テスト", "猫")
 	case strings.Contains(system, "調べ物の記録係"):
 		b, _ := json.Marshal(map[string]string{"title": "猫の日は2月22日", "body": "日本の猫の日は **2月22日**。猫の鳴き声にちなむ。"})
 		return ollamatest.Text(string(b))
@@ -65,29 +63,9 @@ func (f *fakeModel) handle(req api.ChatRequest) ollamatest.Reply {
 	return ollamatest.Echo(req)
 }
 
-// tagRequestSize is how many texts a tag request asks about: the size its
-// format requires of the tags array (0 when it has none).
-func tagRequestSize(req api.ChatRequest) int {
-	var schema struct {
-		Properties struct {
-			Tags struct {
-				MaxItems int `json:"maxItems"`
-			} `json:"tags"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(req.Format, &schema) != nil {
-		return 0
-	}
-	return schema.Properties.Tags.MaxItems
-}
-
-// tagsReply answers a tag request for n texts with the same tags for each.
-func tagsReply(n int, tags []string) ollamatest.Reply {
-	lists := make([][]string, n)
-	for i := range lists {
-		lists[i] = tags
-	}
-	b, _ := json.Marshal(map[string][][]string{"tags": lists})
+// summaryReply is the structured answer to a summary request.
+func summaryReply(summary string, tags ...string) ollamatest.Reply {
+	b, _ := json.Marshal(map[string]any{"summary": summary, "tags": tags})
 	return ollamatest.Text(string(b))
 }
 

@@ -53,17 +53,23 @@ type Options struct {
 	// (CONTEXT_TOKEN_BUDGET); see EstimateTokens and the package doc for how
 	// layers give way. Default: 6,000.
 	TokenBudget int
-	// AfterRecord runs after a turn has been stored, for background work
-	// such as the word pool. It is called synchronously on the turn's path,
-	// so it must be quick or start its own goroutine. Memory's own
-	// background work (tags, summaries) runs whether or not it is set.
+	// AfterRecord runs after a turn has been stored. It is called
+	// synchronously on the turn's path, so it must be quick or start its
+	// own goroutine. Memory's own background work (tags, the word pool,
+	// summaries) runs whether or not it is set.
 	AfterRecord func(key SessionKey, turn Turn)
+	// Words gives the word pool of a conversation's space (key "" for the
+	// tips, which belong to no conversation). Message tags are ranked
+	// against it, the nouns of users' messages feed it (in the background),
+	// and topics fall back to it. nil: tags by frequency alone.
+	Words func(key SessionKey) WordPool
 
-	// Ollama serves summaries, tags, knowledge entries and embeddings. nil
-	// turns them off: no summaries (history is still cut to the budget),
-	// tags from nouns, no knowledge entries, no knowledge-base layer.
+	// Ollama serves summaries (with their tags), knowledge entries and
+	// embeddings. nil turns them off: no summaries (history is still cut to
+	// the budget), no knowledge entries, no knowledge-base layer. Message
+	// tags never need it.
 	Ollama Ollama
-	// Model writes summaries, tags and knowledge entries (DEFAULT_MODEL).
+	// Model writes summaries and knowledge entries (DEFAULT_MODEL).
 	// Default: DefaultModel.
 	Model string
 	// EmbedModel embeds the knowledge base and the user's message
@@ -73,8 +79,11 @@ type Options struct {
 	// **.md files are indexed, web knowledge is written to its web_search
 	// folder. "" turns the knowledge base and knowledge files off.
 	KnowledgeDir string
-	// SummarizeAt is the number of unsummarised messages in a session that
-	// starts a summary of the older half. Default: 20.
+	// SummarizeAt is how many messages one summary covers. A summary is
+	// written when a session holds SummarizeAt and half as many again
+	// unsummarised messages; the newest half-of-SummarizeAt stay verbatim.
+	// So a tool-less conversation costs one summary call per SummarizeAt
+	// messages. Default: 20.
 	SummarizeAt int
 	// ModelTimeout bounds each background model call. Default: 2 minutes.
 	ModelTimeout time.Duration

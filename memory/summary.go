@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,23 +20,24 @@ import (
 const maxSummaryRounds = 10
 
 // afterRecord queues the background work of a stored turn: tags for both
-// messages, then a summary when the session has enough unsummarised turns.
-func (m *Memory) afterRecord(stored []db.Message) {
+// messages and the word pool (kagome, no model call), then a summary when
+// the session has enough unsummarised messages.
+func (m *Memory) afterRecord(key SessionKey, stored []db.Message) {
 	if len(stored) == 0 {
 		return
 	}
 	sessionID := stored[0].SessionID
 	if !m.bg.run(func(ctx context.Context) {
-		m.tagMessages(ctx, stored)
+		m.tagTurn(ctx, key, stored)
 		m.summarizeSession(ctx, sessionID)
 	}) {
 		m.log.Warn("memory background queue full: tags and summary skipped for this turn", "session_id", sessionID)
 	}
 }
 
-// summarizeSession summarises the older half of the first SummarizeAt
-// unsummarised messages, archives them, and repeats while the session still
-// holds SummarizeAt or more; then folds old summaries if they outgrew their
+// summarizeSession summarises the oldest SummarizeAt unsummarised messages,
+// archives them, and repeats while the session still holds enough (see
+// Options.SummarizeAt); then folds old summaries if they outgrew their
 // share. One run per session at a time.
 func (m *Memory) summarizeSession(ctx context.Context, sessionID int64) {
 	if m.opts.Ollama == nil {
@@ -104,11 +107,12 @@ func (m *Memory) summarizeRun(ctx context.Context, sessionID int64) {
 
 // summarizeOnce writes one summary when due; false when not due.
 func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, error) {
-	n, err := db.CountUnarchived(ctx, m.pool, sessionID, m.opts.SummarizeAt)
-	if err != nil || n < m.opts.SummarizeAt {
+	due := m.opts.SummarizeAt + m.opts.SummarizeAt/2
+	n, err := db.CountUnarchived(ctx, m.pool, sessionID, due)
+	if err != nil || n < due {
 		return false, err
 	}
-	msgs, err := db.OldestUnarchived(ctx, m.pool, sessionID, m.opts.SummarizeAt/2)
+	msgs, err := db.OldestUnarchived(ctx, m.pool, sessionID, m.opts.SummarizeAt)
 	if err != nil || len(msgs) == 0 {
 		return false, err
 	}
@@ -122,12 +126,9 @@ func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, erro
 		}
 		fmt.Fprintf(&transcript, "[%s] %s: %s\n", msg.CreatedAt.In(m.opts.Location).Format("2006-01-02 15:04"), who, msg.Content)
 	}
-	content, err := m.complete(llm.WithKind(ctx, llm.KindSummary), summarizePrompt, transcript.String(), nil)
+	content, tags, err := m.summarize(llm.WithKind(ctx, llm.KindSummary), summarizePrompt, transcript.String())
 	if err != nil {
 		return false, fmt.Errorf("summarise %d messages: %w", len(msgs), err)
-	}
-	if content == "" {
-		return false, fmt.Errorf("summarise %d messages: empty summary", len(msgs))
 	}
 	ids := make([]int64, len(msgs))
 	for i, msg := range msgs {
@@ -142,6 +143,9 @@ func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, erro
 		if err != nil {
 			return err
 		}
+		if err := db.SetMemoryTags(ctx, tx, mem.ID, tags); err != nil {
+			return err
+		}
 		n, err := db.ArchiveMessages(ctx, tx, sessionID, ids, &mem.ID, m.opts.Now())
 		if err != nil {
 			return err
@@ -154,7 +158,6 @@ func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("store summary: %w", err)
 	}
-	m.tagMemory(ctx, mem)
 	return true, nil
 }
 
@@ -191,12 +194,9 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 		in.WriteString("\n")
 		count += s.MessageCount
 	}
-	content, err := m.complete(llm.WithKind(ctx, llm.KindSummary), foldPrompt, in.String(), nil)
+	content, tags, err := m.summarize(llm.WithKind(ctx, llm.KindSummary), foldPrompt, in.String())
 	if err != nil {
 		return fmt.Errorf("fold %d summaries: %w", len(old), err)
-	}
-	if content == "" {
-		return fmt.Errorf("fold %d summaries: empty summary", len(old))
 	}
 	ids := make([]int64, len(old))
 	for i, s := range old {
@@ -211,6 +211,9 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 		if err != nil {
 			return err
 		}
+		if err := db.SetMemoryTags(ctx, tx, mem.ID, tags); err != nil {
+			return err
+		}
 		n, err := db.FoldMemories(ctx, tx, ids, mem.ID)
 		if err == nil && n != int64(len(ids)) {
 			err = fmt.Errorf("%d of %d summaries were still live", n, len(ids))
@@ -220,19 +223,59 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 	if err != nil {
 		return fmt.Errorf("store folded summary: %w", err)
 	}
-	m.tagMemory(ctx, mem)
 	return nil
 }
 
 const summarizePrompt = `あなたは会話の記録係です。以下のチャットの記録を、後で思い出すための要約にしてください。
 - 日本語で、300 字以内の箇条書きにします。
 - 誰が何を言ったか、決まったこと、頼まれたこと、約束、固有名詞、数字や日付を残します。
-- 記録にないことは書きません。前置きやあいさつは不要です。`
+- 記録にないことは書きません。前置きやあいさつは不要です。
+` + summaryAnswer
 
 const foldPrompt = `あなたは会話の記録係です。以下は同じ会話の古い順の要約です。これらを 1 つの要約にまとめてください。
 - 日本語で、400 字以内の箇条書きにします。
 - 決まったこと、頼まれたこと、固有名詞、数字や日付を優先して残し、細かいやり取りは省きます。
-- 書かれていないことは書きません。前置きは不要です。`
+- 書かれていないことは書きません。前置きは不要です。
+` + summaryAnswer
+
+// summaryAnswer asks for the summary and its tags in one answer: a summary
+// costs one model call, tags included.
+const summaryAnswer = `- tags には話題を表す短い名詞を 3 つ選びます。
+JSON {"summary": "…", "tags": ["…", "…", "…"]} だけを返します。`
+
+var summaryFormat = json.RawMessage(`{"type":"object","properties":{` +
+	`"summary":{"type":"string","minLength":1},` +
+	`"tags":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"maxItems":5}},` +
+	`"required":["summary","tags"]}`)
+
+// summarize asks the model for a summary and its tags in one call. A model
+// that ignores the format still gives a summary: its plain answer, tagged
+// with its own nouns.
+func (m *Memory) summarize(ctx context.Context, system, input string) (string, []string, error) {
+	out, err := m.complete(ctx, system, input, summaryFormat)
+	if err != nil {
+		return "", nil, err
+	}
+	var v struct {
+		Summary string   `json:"summary"`
+		Tags    []string `json:"tags"`
+	}
+	if json.Unmarshal([]byte(out), &v) != nil {
+		if strings.HasPrefix(out, "{") {
+			return "", nil, fmt.Errorf("malformed summary answer %.80q", out)
+		}
+		v.Summary = out
+	}
+	v.Summary = strings.TrimSpace(v.Summary)
+	if v.Summary == "" {
+		return "", nil, errors.New("empty summary")
+	}
+	tags := cleanTags(v.Tags)
+	if len(tags) == 0 {
+		tags = NounTags(v.Summary)
+	}
+	return v.Summary, tags, nil
+}
 
 // summaryItem is how a summary is shown in the long-term memory layer.
 func (m *Memory) summaryItem(s db.Memory) string {

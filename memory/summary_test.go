@@ -2,62 +2,128 @@ package memory_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/memory"
 )
 
-func TestSummariesArchiveTheOlderHalf(t *testing.T) {
+func TestSummariesArchiveTheOldestTwenty(t *testing.T) {
 	f := newFixture(t)
 	m := f.memory(t, nil)
 	key := memory.DiscordChannel("c1")
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 
-	seed(t, m, key, 9, t0) // 18 messages: not yet
-	eventually(t, "tags of the 18 messages", func() bool {
-		return count(t, f.pool, "SELECT count(DISTINCT message_id) FROM message_tags") == 18
-	})
+	seed(t, m, key, 14, t0) // 28 messages: not yet
+	m.Close()               // let the background work of every turn finish
 	if n := count(t, f.pool, "SELECT count(*) FROM memories"); n != 0 {
-		t.Fatalf("%d summaries before 20 messages", n)
+		t.Fatalf("%d summaries before 30 messages", n)
+	}
+	if n := f.ollama.ChatCalls(); n != 0 {
+		t.Fatalf("%d model calls for 14 stored turns before a summary is due, want 0", n)
 	}
 
-	seed(t, m, key, 1, t0.Add(9*time.Minute)) // the 20th message
+	m = f.memory(t, nil)
+	seed(t, m, key, 1, t0.Add(14*time.Minute)) // the 30th message
 	eventually(t, "a summary", func() bool { return count(t, f.pool, "SELECT count(*) FROM memories") == 1 })
 	eventually(t, "archived messages", func() bool {
-		return count(t, f.pool, "SELECT count(*) FROM messages WHERE archived_at IS NOT NULL") == 10
+		return count(t, f.pool, "SELECT count(*) FROM messages WHERE archived_at IS NOT NULL") == 20
 	})
-	// The oldest ten (u0…a4) were summarised and point at the summary; all
-	// twenty are still stored.
+	// The oldest twenty (u0…a9) were summarised and point at the summary;
+	// all thirty are still stored.
 	if n := count(t, f.pool, `SELECT count(*) FROM messages m JOIN memories s ON s.id = m.memory_id
-WHERE m.archived_at IS NOT NULL AND m.content IN ('u0','a0','u1','a1','u2','a2','u3','a3','u4','a4')`); n != 10 {
-		t.Errorf("%d of the oldest ten archived with the summary", n)
+WHERE m.archived_at IS NOT NULL AND m.content ~ '^[ua][0-9]$'`); n != 20 {
+		t.Errorf("%d of the oldest twenty archived with the summary", n)
 	}
-	if n := count(t, f.pool, "SELECT count(*) FROM messages"); n != 20 {
+	if n := count(t, f.pool, "SELECT count(*) FROM messages"); n != 30 {
 		t.Errorf("%d messages stored; archived ones must stay", n)
 	}
 	mems, err := m.Summaries(ctx, key)
 	if err != nil || len(mems) != 1 {
 		t.Fatalf("summaries = %v, %v", mems, err)
 	}
-	if !strings.Contains(mems[0].Content, "先頭=たろう: u0") || mems[0].MessageCount != 10 ||
-		!mems[0].PeriodStart.Equal(t0) || !mems[0].PeriodEnd.Equal(t0.Add(4*time.Minute+time.Second)) {
+	if !strings.Contains(mems[0].Content, "先頭=たろう: u0") || mems[0].MessageCount != 20 ||
+		!mems[0].PeriodStart.Equal(t0) || !mems[0].PeriodEnd.Equal(t0.Add(9*time.Minute+time.Second)) {
 		t.Errorf("summary = %+v", mems[0])
 	}
-	eventually(t, "summary tags", func() bool {
-		return count(t, f.pool, "SELECT count(*) FROM memory_tags WHERE memory_id = $1", mems[0].ID) == 3
-	})
+	// The summary's tags came with it: one model call in all.
+	tags, err := db.MemoryTags(ctx, f.pool, mems[0].ID)
+	if err != nil || !slices.Equal(tags, []string{"テスト", "会話", "猫"}) {
+		t.Errorf("summary tags = %q, %v; want the ones of the summary's answer", tags, err)
+	}
+	m.Close()
+	if n := f.ollama.ChatCalls(); n != 1 {
+		t.Errorf("%d model calls for a summary, want 1", n)
+	}
 
-	msgs, err := m.Context(ctx, key, "", "続き")
+	msgs, err := f.memory(t, nil).Context(ctx, key, "", "続き")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := render(msgs)
-	if !strings.Contains(got, "## 長期記憶") || strings.Contains(got, "u|たろう: u4 ") || !strings.Contains(got, "u|はなこ: u5 a|a5") {
+	if !strings.Contains(got, "## 長期記憶") || strings.Contains(got, "u|たろう: u9 ") || !strings.Contains(got, "u|たろう: u10 a|a10") {
 		t.Errorf("context after the summary:\n%s", got)
+	}
+}
+
+func TestSummaryAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answer   string
+		want     string   // the stored summary; "" when none may be stored
+		wantTags []string
+	}{
+		{"summary and tags", `{"summary":"- 猫の話をした。","tags":["猫"," #ペット ","猫"]}`, "- 猫の話をした。", []string{"ペット", "猫"}},
+		{"no tags: the summary's nouns", `{"summary":"- ラーメンと餃子の話をした。","tags":[]}`, "- ラーメンと餃子の話をした。", []string{"ラーメン", "餃子", "話"}},
+		{"plain text: kept, tagged with its nouns", "- 将棋の話をした。", "- 将棋の話をした。", []string{"将棋", "話"}},
+		{"broken JSON", `{"summary":"- 猫`, "", nil},
+		{"empty summary", `{"summary":" ","tags":["猫"]}`, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			var answered atomic.Int32
+			f.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+				answered.Add(1)
+				return ollamatest.Text(tc.answer)
+			})
+			m := f.memory(t, func(o *memory.Options) { o.SummarizeAt = 2 })
+			key := memory.DiscordChannel("c1")
+			seed(t, m, key, 2, time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
+			eventually(t, "the summary call", func() bool { return answered.Load() > 0 })
+			if tc.want != "" {
+				eventually(t, "the summary's tags", func() bool { return count(t, f.pool, "SELECT count(*) FROM memory_tags") > 0 })
+			}
+			m.Close() // a bad answer stores nothing, whether or not its run has ended
+			mems, err := m.Summaries(context.Background(), key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if len(mems) != 0 {
+					t.Fatalf("stored %+v from a bad answer", mems)
+				}
+				if n := count(t, f.pool, "SELECT count(*) FROM messages WHERE archived_at IS NULL"); n != 4 {
+					t.Errorf("%d messages left unsummarised, want all 4 (the next turn retries)", n)
+				}
+				return
+			}
+			if len(mems) != 1 || mems[0].Content != tc.want {
+				t.Fatalf("summaries = %+v, want %q", mems, tc.want)
+			}
+			tags, _ := db.MemoryTags(context.Background(), f.pool, mems[0].ID)
+			slices.Sort(tc.wantTags)
+			if !slices.Equal(tags, tc.wantTags) {
+				t.Errorf("tags = %q, want %q", tags, tc.wantTags)
+			}
+		})
 	}
 }
 
@@ -102,32 +168,3 @@ func TestSummariesFoldWhenOverTheirShare(t *testing.T) {
 	}
 }
 
-func TestTagsFromNounsWhenTheModelIsDown(t *testing.T) {
-	f := newFixture(t)
-	f.ollama.Down()
-	m := f.memory(t, nil)
-	err := m.Record(context.Background(), memory.DiscordChannel("c1"), memory.Turn{
-		User:  memory.MessageRecord{AuthorName: "たろう", Content: "東京の天気と東京の桜について教えて。東京タワーも。"},
-		Reply: memory.MessageRecord{Content: "桜は四月に咲きます。"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "noun tags", func() bool { return count(t, f.pool, "SELECT count(*) FROM message_tags") >= 4 })
-	tags, err := db.MessageTags(context.Background(), f.pool, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tags) != 3 || !contains(tags, "東京") {
-		t.Errorf("tags of the user message = %q; want 3 nouns, 東京 among them", tags)
-	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -2,13 +2,11 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
 
@@ -18,122 +16,106 @@ const TagsPerItem = 3
 // maxTagRunes bounds a tag: longer ones are sentences, not tags.
 const maxTagRunes = 40
 
-const tagsPrompt = `次の %[1]d 件の文章 ([1]〜[%[1]d]) それぞれについて、話題を表す短いタグ (名詞) を 3 つずつ、その文章と同じ言語で選んでください。` +
-	`文章の順に、1 件につき 3 つのタグの配列を並べた JSON {"tags": [["…", "…", "…"], …]} だけを返します。配列はちょうど %[1]d 個です。`
-
-// tagsFormat is the JSON schema of the answer for n texts: n arrays of
-// TagsPerItem non-empty strings, so the model cannot skip or merge texts.
-func tagsFormat(n int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"tags":{"type":"array",`+
-		`"items":{"type":"array","items":{"type":"string","minLength":1},"minItems":%d,"maxItems":%d},`+
-		`"minItems":%d,"maxItems":%d}},"required":["tags"]}`, TagsPerItem, TagsPerItem, n, n))
+// WordPool is the recent vocabulary of a space: message tags are ranked
+// against it, the nouns of each user message feed it, and it offers a topic
+// when no tag fits. *wordpool.Pool satisfies it.
+type WordPool interface {
+	Knows(word string) bool
+	AddNouns(nouns []string)
+	Related(text string, r *rand.Rand) (string, bool)
 }
 
-// tagMessages tags the messages of a stored turn with one model call; the
-// background calls compete with users' turns for the GPU. Failures are logged.
-func (m *Memory) tagMessages(ctx context.Context, msgs []db.Message) {
-	msgs = slices.DeleteFunc(slices.Clone(msgs), func(msg db.Message) bool {
-		return strings.TrimSpace(msg.Content) == ""
-	})
-	texts := make([]string, len(msgs))
+// tagTurn tags the messages of a stored turn with kagome, without the
+// model: each message gets its own nouns, topped up with the rest of the
+// turn's (a short reply is about what was asked), ranked against the word
+// pool. Then the user's nouns join the pool. Failures are logged.
+func (m *Memory) tagTurn(ctx context.Context, key SessionKey, msgs []db.Message) {
+	pool := m.wordPool(key)
+	nouns := make([][]string, len(msgs))
+	var turn []string
 	for i, msg := range msgs {
-		texts[i] = msg.Content
+		nouns[i] = wordpool.Nouns(msg.Content)
+		turn = append(turn, nouns[i]...)
 	}
-	for i, tags := range m.tags(ctx, texts) {
+	for i, msg := range msgs {
 		if ctx.Err() != nil {
 			return
 		}
+		tags := rankTags(msg.Content, nouns[i], turn, pool)
 		if len(tags) == 0 {
-			continue
+			continue // nothing in the turn names a topic
 		}
-		if err := db.SetMessageTags(ctx, m.pool, msgs[i].ID, tags); err != nil {
-			m.log.Warn("tag message", "message_id", msgs[i].ID, "err", err)
+		if err := db.SetMessageTags(ctx, m.pool, msg.ID, tags); err != nil {
+			m.log.Warn("tag message", "message_id", msg.ID, "err", err)
 		}
 	}
-}
-
-func (m *Memory) tagMemory(ctx context.Context, mem db.Memory) {
-	tags := m.tags(ctx, []string{mem.Content})[0]
-	if len(tags) == 0 {
+	if pool == nil {
 		return
 	}
-	if err := db.SetMemoryTags(ctx, m.pool, mem.ID, tags); err != nil {
-		m.log.Warn("tag memory", "memory_id", mem.ID, "err", err)
+	for i, msg := range msgs {
+		if msg.Role == db.RoleUser {
+			pool.AddNouns(nouns[i])
+		}
 	}
 }
 
-// tags returns the tags of each text, in order: TagsPerItem from one model
-// call for all texts, or the most frequent nouns of every text when the
-// model is down or its answer is malformed.
-func (m *Memory) tags(ctx context.Context, texts []string) [][]string {
-	if len(texts) == 0 {
+func (m *Memory) wordPool(key SessionKey) WordPool {
+	if m.opts.Words == nil {
 		return nil
 	}
-	if m.opts.Ollama != nil {
-		out, err := m.complete(llm.WithKind(ctx, llm.KindTags), fmt.Sprintf(tagsPrompt, len(texts)), numbered(texts), tagsFormat(len(texts)))
-		if err != nil {
-			m.log.Debug("tags from nouns: model unavailable", "err", err)
-		} else if tags, err := parseTags(out, len(texts)); err != nil {
-			m.log.Debug("tags from nouns: malformed answer", "err", err, "answer", out)
-		} else {
-			return tags
-		}
-	}
-	tags := make([][]string, len(texts))
-	for i, text := range texts {
-		tags[i] = NounTags(text)
-	}
-	return tags
+	return m.opts.Words(key)
 }
 
-// numbered lays texts out as "[1]\n…\n\n[2]\n…", the numbering the prompt
-// refers to.
-func numbered(texts []string) string {
-	var b strings.Builder
-	for i, text := range texts {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		fmt.Fprintf(&b, "[%d]\n%s", i+1, strings.TrimSpace(text))
+// rankTags picks TagsPerItem tags for text from its own nouns, then the
+// turn's: a noun the pool knows (people use it lately) first, then the more
+// frequent in text, then the first seen.
+func rankTags(text string, own, turn []string, pool WordPool) []string {
+	type cand struct {
+		word       string
+		own, known bool
+		count      int
 	}
-	return b.String()
+	var cands []cand
+	for _, list := range [][]string{own, turn} {
+		for _, w := range list {
+			if slices.ContainsFunc(cands, func(c cand) bool { return c.word == w }) {
+				continue
+			}
+			cands = append(cands, cand{
+				word: w, own: slices.Contains(own, w), known: pool != nil && pool.Knows(w),
+				count: strings.Count(text, w),
+			})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		switch {
+		case a.own != b.own:
+			return boolOrder(a.own)
+		case a.known != b.known:
+			return boolOrder(a.known)
+		}
+		return b.count - a.count
+	})
+	words := make([]string, len(cands))
+	for i, c := range cands {
+		words[i] = c.word
+	}
+	return cleanTags(words)
 }
 
-// parseTags reads the model's answer for n texts: n lists of TagsPerItem
-// non-empty tags each, trimmed and de-duplicated per list.
-func parseTags(answer string, n int) ([][]string, error) {
-	var v struct {
-		Tags [][]string `json:"tags"`
+// boolOrder sorts true first.
+func boolOrder(first bool) int {
+	if first {
+		return -1
 	}
-	if err := json.Unmarshal([]byte(answer), &v); err != nil {
-		return nil, fmt.Errorf("decode tags: %w", err)
-	}
-	if len(v.Tags) != n {
-		return nil, fmt.Errorf("%d tag lists for %d texts", len(v.Tags), n)
-	}
-	out := make([][]string, n)
-	for i, list := range v.Tags {
-		if len(list) != TagsPerItem {
-			return nil, fmt.Errorf("text %d: %d tags, want %d", i+1, len(list), TagsPerItem)
-		}
-		if slices.ContainsFunc(list, func(t string) bool { return cleanTag(t) == "" }) {
-			return nil, fmt.Errorf("text %d: empty tag in %q", i+1, list)
-		}
-		if out[i] = cleanTags(list); len(out[i]) == 0 {
-			return nil, fmt.Errorf("text %d: no usable tag in %q", i+1, list)
-		}
-	}
-	return out, nil
+	return 1
 }
 
 // NounTags picks up to TagsPerItem nouns of text, the most frequent first
-// (first seen breaks ties), with kagome: the tags when the model is down.
+// (first seen breaks ties), with kagome: the tags of a summary whose answer
+// came without them.
 func NounTags(text string) []string {
-	nouns := wordpool.Nouns(text)
-	slices.SortStableFunc(nouns, func(a, b string) int {
-		return strings.Count(text, b) - strings.Count(text, a)
-	})
-	return cleanTags(nouns)
+	return rankTags(text, wordpool.Nouns(text), nil, nil)
 }
 
 // cleanTags keeps the first TagsPerItem distinct usable tags of in.

@@ -31,18 +31,19 @@ const recentTips = 30
 // maxTip bounds a tip's length in characters.
 const maxTip = 400
 
-// TopicPicker gives a topic; *wordpool.Pool satisfies it.
-type TopicPicker interface {
-	Pick(r *rand.Rand) (string, bool)
+// TopicSource gives a topic from what was said lately ("" when nothing
+// was); *memory.Memory satisfies it.
+type TopicSource interface {
+	RecentTopic(ctx context.Context) (string, error)
 }
 
-// fallbackTopics are used while the word pool is still empty.
+// fallbackTopics are used while nothing has been said yet.
 var fallbackTopics = []string{"コーヒー", "猫", "傘", "消しゴム", "パン", "靴下", "雲", "ペンギン", "冷蔵庫", "おにぎり"}
 
 // TipsOptions configure the tips job. Zero values get the documented
 // defaults.
 type TipsOptions struct {
-	Words    TopicPicker // the word pool; nil uses a few fixed topics
+	Topics   TopicSource // recent tags and words; nil uses a few fixed topics
 	Pipeline Pipeline    // required: the model writes the tip
 	Model    string      // DEFAULT_MODEL
 	Dest     Destination // required
@@ -97,14 +98,14 @@ func (t *Tips) Register(s *Scheduler) error {
 	return s.AddPeriodic(JobTips, t.o.Cron, t.Run)
 }
 
-// Run posts one tip on a topic from the word pool for the slot at, once
+// Run posts one tip on a topic of late (Topics) for the slot at, once
 // across processes; nothing is posted in the 03:00 hour. It is a JobFunc.
 func (t *Tips) Run(ctx context.Context, at time.Time) error {
 	if t.quiet(at) || t.quiet(t.o.Now()) {
 		t.o.Logger.Info("quiet hour: no tip", "slot", at)
 		return nil
 	}
-	topic := t.topic()
+	topic := t.topic(ctx)
 	return runSlot(ctx, t.o.DB, JobTips, at, t.o.Logger, func(ctx context.Context) (string, error) {
 		tip, err := t.write(ctx, topic)
 		if errors.Is(err, ErrRepeatedTip) {
@@ -124,7 +125,7 @@ func (t *Tips) Post(ctx context.Context, topic string) (string, error) {
 		return "", ErrQuietHour
 	}
 	if strings.TrimSpace(topic) == "" {
-		topic = t.topic()
+		topic = t.topic(ctx)
 	}
 	tip, err := t.write(ctx, topic)
 	if err != nil {
@@ -138,9 +139,14 @@ func (t *Tips) Post(ctx context.Context, topic string) (string, error) {
 
 func (t *Tips) quiet(at time.Time) bool { return at.In(t.o.Location).Hour() == 3 }
 
-func (t *Tips) topic() string {
-	if t.o.Words != nil {
-		if w, ok := t.o.Words.Pick(t.o.Rand); ok {
+// topic is one of the topics of late, else a fixed one.
+func (t *Tips) topic(ctx context.Context) string {
+	if t.o.Topics != nil {
+		w, err := t.o.Topics.RecentTopic(ctx)
+		if err != nil {
+			t.o.Logger.Warn("tip topic from recent tags", "err", err)
+		}
+		if w != "" {
 			return w
 		}
 	}

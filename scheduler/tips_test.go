@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +16,9 @@ import (
 
 type fixedTopic string
 
-func (f fixedTopic) Pick(*rand.Rand) (string, bool) { return string(f), f != "" }
+func (f fixedTopic) RecentTopic(context.Context) (string, error) { return string(f), nil }
 
-var _ TopicPicker = fixedTopic("")
+var _ TopicSource = fixedTopic("")
 
 func newTipsEnv(t *testing.T, now string) (*Tips, *ollamatest.Server, *discordtest.Server, TipsOptions) {
 	t.Helper()
@@ -28,7 +27,7 @@ func newTipsEnv(t *testing.T, now string) (*Tips, *ollamatest.Server, *discordte
 	d := discordtest.New(t)
 	d.AddWebhook("901", "tips-token", "666")
 	o := TipsOptions{
-		Words: fixedTopic("猫"), Pipeline: pipe, Model: testModel,
+		Topics: fixedTopic("猫"), Pipeline: pipe, Model: testModel,
 		Dest: Destination{WebhookURL: d.URL() + "api/v10/webhooks/901/tips-token"},
 		DB:   pool, Location: jst, Now: fixedNow(now), Logger: quiet(),
 	}

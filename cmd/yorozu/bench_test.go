@@ -62,7 +62,7 @@ FROM messages m`).Scan(&total, &unsummarised, &untagged)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if total == messages && unsummarised < 20 && untagged == 0 {
+		if total == messages && unsummarised < 30 && untagged == 0 {
 			return
 		}
 		if time.Now().After(deadline) {

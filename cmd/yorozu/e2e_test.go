@@ -267,32 +267,13 @@ func isTurn(req api.ChatRequest) bool { return req.Stream == nil || *req.Stream 
 
 func housekeeping(req api.ChatRequest) ollamatest.Reply {
 	switch f := string(req.Format); {
-	case strings.Contains(f, `"tags"`):
-		return tagsReply(req)
+	case strings.Contains(f, `"summary"`):
+		return ollamatest.Text(`{"summary":"- これまでの会話の要約。","tags":["会話","要約","記録"]}`)
 	case strings.Contains(f, `"title"`):
 		return ollamatest.Text(`{"title":"調べたこと","body":"検索で分かったことの要約。"}`)
 	default:
 		return ollamatest.Text("- これまでの会話の要約。")
 	}
-}
-
-// tagsReply answers a tag request with the same three tags for each text it
-// asks about: as many as its format requires of the tags array.
-func tagsReply(req api.ChatRequest) ollamatest.Reply {
-	var schema struct {
-		Properties struct {
-			Tags struct {
-				MaxItems int `json:"maxItems"`
-			} `json:"tags"`
-		} `json:"properties"`
-	}
-	_ = json.Unmarshal(req.Format, &schema)
-	lists := make([][]string, schema.Properties.Tags.MaxItems)
-	for i := range lists {
-		lists[i] = []string{"会話", "テスト", "記録"}
-	}
-	b, _ := json.Marshal(map[string][][]string{"tags": lists})
-	return ollamatest.Text(string(b))
 }
 
 func equals(s string) func(string) bool { return func(c string) bool { return c == s } }

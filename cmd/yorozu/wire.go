@@ -100,11 +100,8 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
 		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
-		AfterRecord: func(_ memory.SessionKey, t memory.Turn) {
-			// Tokenising takes a little while (and the dictionary loads on
-			// first use): keep it off the channel's queue.
-			go a.words.Add(t.User.Content)
-		},
+		// Memory's background workers tag each turn and feed the pool.
+		Words: func(memory.SessionKey) memory.WordPool { return a.words },
 	})
 
 	// The router exists before its routes: the bot needs it now, the
@@ -242,11 +239,11 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 		return d
 	}
 	tips := scheduler.NewTips(scheduler.TipsOptions{
-		Words: a.words, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
+		Topics: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
 		Space: a.postSpace(cfg.TipsSpace, cfg.TipsWebhookURL, cfg.TipsChannelID),
 	})
-	smalltalk := &chat.Smalltalk{Chat: conv, Topics: a.words, Logger: a.logger}
+	smalltalk := &chat.Smalltalk{Chat: conv, Topics: a.memory, Logger: a.logger}
 	if cfg.TipsEnabled() {
 		if err := tips.Register(a.sched); err != nil {
 			return err

@@ -39,12 +39,14 @@ func Warm() error {
 	return err
 }
 
-// skipped noun subclasses: they are grammar or numbers, not topics.
-var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true, "接尾": true, "特殊": true, "副詞可能": true}
+// skipped noun subclasses: they are grammar, numbers or qualities (好き,
+// 暇), not topics.
+var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true, "接尾": true, "特殊": true, "副詞可能": true, "形容動詞語幹": true}
 
 // Nouns returns the nouns of text in order, once each: 名詞 other than
-// pronouns, numbers, suffixes, dependent and adverbial nouns (昨日, 今), with a
-// letter in them, and of two characters or more unless a kanji (傘, 猫).
+// pronouns, numbers, suffixes, dependent and adverbial nouns (昨日, 今) and
+// adjectival stems (好き, 暇), with a letter in them, and of two characters
+// or more unless a kanji (傘, 猫).
 func Nouns(text string) []string {
 	t, err := tokenizerOnce()
 	if err != nil {
@@ -78,12 +80,14 @@ func hasLetter(s string) bool {
 }
 
 // Pool holds the latest nouns, oldest first, each once. It is safe for
-// concurrent use.
+// concurrent use. Texts given to Seed are tokenised on the pool's first use,
+// so a pool seeded at start does not load the dictionary before it is needed.
 type Pool struct {
 	size int
 
-	mu    sync.Mutex
-	words []string
+	mu      sync.Mutex
+	words   []string
+	pending []string // seeded texts not yet tokenised, oldest first
 }
 
 // New returns an empty pool keeping size nouns (DefaultSize when ≤ 0).
@@ -96,13 +100,17 @@ func New(size int) *Pool {
 
 // Add adds the nouns of text as the newest; a noun already kept moves to
 // the newest place, and the oldest fall out beyond the size.
-func (p *Pool) Add(text string) {
-	nouns := Nouns(text)
+func (p *Pool) Add(text string) { p.AddNouns(Nouns(text)) }
+
+// AddNouns adds nouns (as Nouns returns them) as the newest, as Add does:
+// for a caller that has tokenised the text already.
+func (p *Pool) AddNouns(nouns []string) {
 	if len(nouns) == 0 {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushLocked()
 	p.addLocked(nouns)
 }
 
@@ -118,15 +126,34 @@ func (p *Pool) addLocked(nouns []string) {
 	}
 }
 
-// Seed adds texts oldest first, e.g. the stored messages at start.
-func (p *Pool) Seed(texts []string) {
+// flushLocked tokenises the seeded texts, the oldest first, before anything
+// newer is added or read.
+func (p *Pool) flushLocked() {
+	if len(p.pending) == 0 {
+		return
+	}
+	pending := p.pending
+	p.pending = nil
 	var nouns []string
-	for _, t := range texts {
+	for _, t := range pending {
 		nouns = append(nouns, Nouns(t)...)
 	}
+	words := p.words
+	p.words = make([]string, 0, p.size)
+	p.addLocked(nouns)
+	p.addLocked(words)
+}
+
+// Seed adds texts as older than anything added so far, oldest first, e.g.
+// the stored messages at start. They are tokenised on the pool's first use.
+func (p *Pool) Seed(texts []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.addLocked(nouns)
+	p.pending = append(p.pending, texts...)
+	if over := len(p.pending) - p.size; over > 0 {
+		// Bounded: the newest texts are the ones that count.
+		p.pending = slices.Delete(p.pending, 0, over)
+	}
 }
 
 // SeedFromDB seeds the pool from the last n stored user messages of every
@@ -147,6 +174,7 @@ func (p *Pool) SeedFromDB(ctx context.Context, q db.Querier, n int) error {
 func (p *Pool) Words() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushLocked()
 	return slices.Clone(p.words)
 }
 
@@ -154,6 +182,7 @@ func (p *Pool) Words() []string {
 func (p *Pool) Len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushLocked()
 	return len(p.words)
 }
 
@@ -162,6 +191,7 @@ func (p *Pool) Len() int {
 func (p *Pool) Pick(r *rand.Rand) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.flushLocked()
 	if len(p.words) == 0 {
 		return "", false
 	}
@@ -173,6 +203,7 @@ func (p *Pool) Pick(r *rand.Rand) (string, bool) {
 func (p *Pool) Related(text string, r *rand.Rand) (string, bool) {
 	nouns := Nouns(text)
 	p.mu.Lock()
+	p.flushLocked()
 	var known []string
 	for _, n := range nouns {
 		if slices.Contains(p.words, n) {
@@ -187,6 +218,15 @@ func (p *Pool) Related(text string, r *rand.Rand) (string, bool) {
 		return nouns[intN(r, len(nouns))], true
 	}
 	return p.Pick(r)
+}
+
+// Knows reports whether word is among the kept nouns: people used it
+// lately.
+func (p *Pool) Knows(word string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+	return slices.Contains(p.words, word)
 }
 
 func intN(r *rand.Rand, n int) int {

@@ -1,0 +1,91 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/wordpool"
+)
+
+func TestRelatedTopic(t *testing.T) {
+	f := newFixture(t)
+	pool := wordpool.New(0)
+	m := f.memory(t, func(o *memory.Options) {
+		o.Words = func(memory.SessionKey) memory.WordPool { return pool }
+	})
+	ctx := context.Background()
+	key := memory.DiscordChannel("c1")
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	for i, turn := range [][2]string{
+		{"ポケモンカードを集めてる", "コレクション、楽しいですよね。"},
+		{"富士山に登ったよ", "山頂からの眺めは格別です。"},
+		{"将棋の定跡を覚えたい", "将棋なら矢倉から始めましょう。"},
+	} {
+		if err := m.Record(ctx, key, memory.Turn{
+			User:  memory.MessageRecord{AuthorName: "たろう", Content: turn[0], At: t0.Add(time.Duration(i) * time.Minute)},
+			Reply: memory.MessageRecord{Content: turn[1], At: t0.Add(time.Duration(i)*time.Minute + time.Second)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "tags of all six messages", func() bool {
+		return count(t, f.pool, "SELECT count(DISTINCT message_id) FROM message_tags") == 6
+	})
+	pool.AddNouns([]string{"北海道"}) // said in another channel
+
+	for _, tc := range []struct {
+		name, key, text string
+		want            []string // any of these
+	}{
+		{"the same word", string(key), "暇だから将棋でもする？", []string{"将棋"}},
+		{"a tag containing the word", string(key), "ポケモンって今も人気？", []string{"ポケモンカード"}},
+		{"a tag containing a word", string(key), "富士山麓の湖", []string{"富士山"}},
+		{"nothing close: a word of the text the pool knows", string(key), "北海道と沖縄", []string{"北海道"}},
+		{"another conversation has no tags: the pool", string(memory.DiscordChannel("c2")), "将棋", []string{"将棋"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := m.RelatedTopic(ctx, memory.SessionKey(tc.key), tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !contains(tc.want, got) {
+				t.Errorf("RelatedTopic(%q) = %q, want one of %q", tc.text, got, tc.want)
+			}
+		})
+	}
+
+	got, err := m.RecentTopic(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == "" || count(t, f.pool, "SELECT count(*) FROM message_tags WHERE tag = $1", got) == 0 {
+		t.Errorf("RecentTopic = %q, want a tag of the recent messages", got)
+	}
+}
+
+func TestRelatedTopicWithNothingSaid(t *testing.T) {
+	f := newFixture(t)
+	m := f.memory(t, func(o *memory.Options) {
+		o.Words = func(memory.SessionKey) memory.WordPool { return wordpool.New(0) }
+	})
+	for _, text := range []string{"", "えっと"} {
+		got, err := m.RelatedTopic(context.Background(), memory.DiscordChannel("c1"), text)
+		if err != nil || got != "" {
+			t.Errorf("RelatedTopic(%q) = %q, %v; want nothing", text, got, err)
+		}
+	}
+	if got, err := m.RecentTopic(context.Background()); err != nil || got != "" {
+		t.Errorf("RecentTopic = %q, %v; want nothing", got, err)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
