@@ -78,7 +78,7 @@ func TestSummaryAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		answer   string
-		want     string   // the stored summary; "" when none may be stored
+		want     string // the stored summary; "" when none may be stored
 		wantTags []string
 	}{
 		{"summary and tags", `{"summary":"- 猫の話をした。","tags":["猫"," #ペット ","猫"]}`, "- 猫の話をした。", []string{"ペット", "猫"}},
@@ -167,4 +167,3 @@ func TestSummariesFoldWhenOverTheirShare(t *testing.T) {
 		t.Errorf("%d summaries folded into nothing", n)
 	}
 }
-

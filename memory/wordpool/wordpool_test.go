@@ -186,7 +186,7 @@ func TestReportRSS(t *testing.T) {
 
 func TestSeedWaitsForFirstUse(t *testing.T) {
 	p := New(3)
-	p.Add("東京の天気")                       // 東京 天気
+	p.Add("東京の天気")                      // 東京 天気
 	p.Seed([]string{"大阪のたこ焼き", "京都の寺"}) // older than what was added
 	if !p.Knows("寺") || !p.Knows("天気") {
 		t.Fatalf("words = %q", p.Words())
