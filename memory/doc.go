@@ -7,12 +7,16 @@
 // user message. Everything fits Options.TokenBudget as counted by
 // EstimateTokens; see Context for the order in which layers give way.
 //
-// In the background, without delaying a reply: every stored message gets
-// three tags (the model with a JSON format, kagome nouns when it is down);
-// when a session holds SummarizeAt unsummarised messages the older half is
-// summarised into a memories row and archived (kept, no longer sent); when a
-// session's summaries outgrow their share of the budget the oldest are folded
-// into one; web_search results become knowledge entries (KnowledgeHook).
+// In the background, without delaying a reply and without a model call:
+// every stored message gets up to three tags, the turn's nouns (kagome)
+// ranked against the word pool, and the user's nouns join the pool. With a
+// model call: once a session holds SummarizeAt and half as many again
+// unsummarised messages, the oldest SummarizeAt are summarised into a
+// memories row, with its tags in the same answer, and archived (kept, no
+// longer sent); when a session's summaries outgrow their share of the budget
+// the oldest are folded into one; web_search results become knowledge
+// entries (KnowledgeHook). Tags are read by RelatedTopic and RecentTopic,
+// which give small talk and the tips a topic related to what was said.
 // SyncKnowledgeBase indexes the Markdown knowledge base; the notes methods
 // keep the shared notes and announce changes (SubscribeNotes).
 package memory
