@@ -17,10 +17,10 @@ type TipPoster interface {
 }
 
 // TopicFinder finds a topic related to what the user said, from the tags of
-// what was said lately in the conversation ("" when there is none);
-// *memory.Memory satisfies it.
+// what was said lately in the space ("" when there is none); *memory.Memory
+// satisfies it.
 type TopicFinder interface {
-	RelatedTopic(ctx context.Context, key memory.SessionKey, text string) (string, error)
+	RelatedTopic(ctx context.Context, space memory.Space, text string) (string, error)
 }
 
 // tipTimeout bounds the tip posted after a small-talk answer.
@@ -41,7 +41,7 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 	topic := ""
 	if s.Topics != nil {
 		var err error
-		if topic, err = s.Topics.RelatedTopic(ctx, memory.SessionKey(req.Session), req.Text); err != nil {
+		if topic, err = s.Topics.RelatedTopic(ctx, req.space(), req.Text); err != nil {
 			s.logger().Warn("small-talk topic", "session", req.Session, "err", err)
 		}
 	}

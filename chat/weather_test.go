@@ -99,7 +99,7 @@ func (f *fakeTips) Post(_ context.Context, topic string) (string, error) {
 
 type fixedRelated string
 
-func (f fixedRelated) RelatedTopic(context.Context, memory.SessionKey, string) (string, error) {
+func (f fixedRelated) RelatedTopic(context.Context, memory.Space, string) (string, error) {
 	return string(f), nil
 }
 

@@ -88,12 +88,12 @@ type RecentTag struct {
 
 // RecentTags returns the tags of the latest unsummarised messages (up to
 // messages of them) and of the latest live summaries, which stand for the
-// messages they archived (up to summaries), of the session with key or of
-// every session when key is "", newest first: what people talked about
-// lately, for picking a related topic.
-func RecentTags(ctx context.Context, q Querier, key string, messages, summaries int) ([]RecentTag, error) {
+// messages they archived (up to summaries), in the conversations of space,
+// newest first: what people talked about lately, for picking a related
+// topic.
+func RecentTags(ctx context.Context, q Querier, space string, messages, summaries int) ([]RecentTag, error) {
 	rows, err := q.Query(ctx, `
-WITH s AS (SELECT id FROM sessions WHERE $1 = '' OR key = $1),
+WITH s AS (SELECT id FROM sessions WHERE space = $1),
 msg AS (
     SELECT id, created_at FROM messages
     WHERE session_id IN (SELECT id FROM s) AND archived_at IS NULL
@@ -107,13 +107,13 @@ mem AS (
 SELECT t.tag, msg.created_at AS at FROM message_tags t JOIN msg ON msg.id = t.message_id
 UNION ALL
 SELECT t.tag, mem.period_end AS at FROM memory_tags t JOIN mem ON mem.id = t.memory_id
-ORDER BY at DESC, tag`, key, messages, summaries)
+ORDER BY at DESC, tag`, space, messages, summaries)
 	if err != nil {
-		return nil, fmt.Errorf("recent tags of session %q: %w", key, err)
+		return nil, fmt.Errorf("recent tags of space %q: %w", space, err)
 	}
 	tags, err := pgx.CollectRows(rows, pgx.RowToStructByName[RecentTag])
 	if err != nil {
-		return nil, fmt.Errorf("recent tags of session %q: %w", key, err)
+		return nil, fmt.Errorf("recent tags of space %q: %w", space, err)
 	}
 	return tags, nil
 }

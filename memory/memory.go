@@ -58,11 +58,10 @@ type Options struct {
 	// own goroutine. Memory's own background work (tags, the word pool,
 	// summaries) runs whether or not it is set.
 	AfterRecord func(key SessionKey, turn Turn)
-	// Words gives the word pool of a conversation's space (key "" for the
-	// tips, which belong to no conversation). Message tags are ranked
+	// Words gives the word pool of a space. Message tags are ranked
 	// against it, the nouns of users' messages feed it (in the background),
 	// and topics fall back to it. nil: tags by frequency alone.
-	Words func(key SessionKey) WordPool
+	Words func(space Space) WordPool
 
 	// Ollama serves summaries (with their tags), knowledge entries and
 	// embeddings. nil turns them off: no summaries (history is still cut to

@@ -73,7 +73,7 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	if err != nil {
 		return fmt.Errorf("record turn in session %q: %w", key, err)
 	}
-	m.afterRecord(key, stored)
+	m.afterRecord(space, stored)
 	if m.opts.AfterRecord != nil {
 		m.opts.AfterRecord(key, turn)
 	}

@@ -22,13 +22,13 @@ const maxSummaryRounds = 10
 // afterRecord queues the background work of a stored turn: tags for both
 // messages and the word pool (kagome, no model call), then a summary when
 // the session has enough unsummarised messages.
-func (m *Memory) afterRecord(key SessionKey, stored []db.Message) {
+func (m *Memory) afterRecord(space Space, stored []db.Message) {
 	if len(stored) == 0 {
 		return
 	}
 	sessionID := stored[0].SessionID
 	if !m.bg.run(func(ctx context.Context) {
-		m.tagTurn(ctx, key, stored)
+		m.tagTurn(ctx, space, stored)
 		m.summarizeSession(ctx, sessionID)
 	}) {
 		m.log.Warn("memory background queue full: tags and summary skipped for this turn", "session_id", sessionID)

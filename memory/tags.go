@@ -29,8 +29,8 @@ type WordPool interface {
 // model: each message gets its own nouns, topped up with the rest of the
 // turn's (a short reply is about what was asked), ranked against the word
 // pool. Then the user's nouns join the pool. Failures are logged.
-func (m *Memory) tagTurn(ctx context.Context, key SessionKey, msgs []db.Message) {
-	pool := m.wordPool(key)
+func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
+	pool := m.wordPool(space)
 	nouns := make([][]string, len(msgs))
 	var turn []string
 	for i, msg := range msgs {
@@ -59,11 +59,11 @@ func (m *Memory) tagTurn(ctx context.Context, key SessionKey, msgs []db.Message)
 	}
 }
 
-func (m *Memory) wordPool(key SessionKey) WordPool {
+func (m *Memory) wordPool(space Space) WordPool {
 	if m.opts.Words == nil {
 		return nil
 	}
-	return m.opts.Words(key)
+	return m.opts.Words(space)
 }
 
 // rankTags picks TagsPerItem tags for text from its own nouns, then the

@@ -41,7 +41,7 @@ func TestTagsOfATurnWithoutTheModel(t *testing.T) {
 			pool := wordpool.New(0)
 			pool.AddNouns(tc.known)
 			m := f.memory(t, func(o *memory.Options) {
-				o.Words = func(memory.SessionKey) memory.WordPool { return pool }
+				o.Words = func(memory.Space) memory.WordPool { return pool }
 			})
 			err := m.Record(context.Background(), memory.DiscordChannel("c1"), memory.Turn{
 				User:  memory.MessageRecord{AuthorName: "たろう", Content: tc.user},

@@ -19,39 +19,47 @@ const (
 	minTopicSimilarity = 0.3
 )
 
-// RelatedTopic returns a topic related to text, from what was said lately
-// in the conversation key ("" for every conversation): the tag of recent
-// messages and summaries closest to one of text's nouns (the more often and
-// the more lately said, the better); else a word of the word pool related to
-// text; "" when there is nothing to pick from. Small talk uses it.
-func (m *Memory) RelatedTopic(ctx context.Context, key SessionKey, text string) (string, error) {
-	tags, err := db.RecentTags(ctx, m.pool, string(key), topicMessages, topicSummaries)
+// RelatedTopic returns a topic related to text from what was said lately
+// in space ("" for the default space): the tag of its recent messages and
+// summaries closest to one of text's nouns (the more often and the more
+// lately said, the better); else a word of its word pool related to text;
+// "" when there is nothing to pick from. Small talk uses it.
+func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (string, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return "", err
+	}
+	tags, err := db.RecentTags(ctx, m.pool, string(space), topicMessages, topicSummaries)
 	if err != nil {
 		return "", err
 	}
 	if t := closestTag(tags, wordpool.Nouns(text)); t != "" {
 		return t, nil
 	}
-	return m.poolTopic(key, text), nil
+	return m.poolTopic(space, text), nil
 }
 
-// RecentTopic returns a topic from what was said lately in every
-// conversation: one of the recent tags, the more often said the likelier;
-// else a word of the word pool; "" when nothing was said. The tips job uses
-// it.
-func (m *Memory) RecentTopic(ctx context.Context) (string, error) {
-	tags, err := db.RecentTags(ctx, m.pool, "", topicMessages, topicSummaries)
+// RecentTopic returns a topic from what was said lately in space ("" for
+// the default space): one of its recent tags, the more often said the
+// likelier; else a word of its word pool; "" when nothing was said. The
+// tips job uses it.
+func (m *Memory) RecentTopic(ctx context.Context, space Space) (string, error) {
+	space, err := m.space(ctx, space)
+	if err != nil {
+		return "", err
+	}
+	tags, err := db.RecentTags(ctx, m.pool, string(space), topicMessages, topicSummaries)
 	if err != nil {
 		return "", err
 	}
 	if len(tags) > 0 {
 		return tags[rand.IntN(len(tags))].Tag, nil // a tag said twice is twice as likely
 	}
-	return m.poolTopic("", ""), nil
+	return m.poolTopic(space, ""), nil
 }
 
-func (m *Memory) poolTopic(key SessionKey, text string) string {
-	if pool := m.wordPool(key); pool != nil {
+func (m *Memory) poolTopic(space Space, text string) string {
+	if pool := m.wordPool(space); pool != nil {
 		if w, ok := pool.Related(text, nil); ok {
 			return w
 		}

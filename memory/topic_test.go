@@ -13,10 +13,11 @@ func TestRelatedTopic(t *testing.T) {
 	f := newFixture(t)
 	pool := wordpool.New(0)
 	m := f.memory(t, func(o *memory.Options) {
-		o.Words = func(memory.SessionKey) memory.WordPool { return pool }
+		o.Words = func(memory.Space) memory.WordPool { return pool }
 	})
 	ctx := context.Background()
 	key := memory.DiscordChannel("c1")
+	space := memory.GuildSpace("g1")
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	for i, turn := range [][2]string{
 		{"ポケモンカードを集めてる", "コレクション、楽しいですよね。"},
@@ -24,6 +25,7 @@ func TestRelatedTopic(t *testing.T) {
 		{"将棋の定跡を覚えたい", "将棋なら矢倉から始めましょう。"},
 	} {
 		if err := m.Record(ctx, key, memory.Turn{
+			Source: "discord", GuildID: "g1",
 			User:  memory.MessageRecord{AuthorName: "たろう", Content: turn[0], At: t0.Add(time.Duration(i) * time.Minute)},
 			Reply: memory.MessageRecord{Content: turn[1], At: t0.Add(time.Duration(i)*time.Minute + time.Second)},
 		}); err != nil {
@@ -36,17 +38,19 @@ func TestRelatedTopic(t *testing.T) {
 	pool.AddNouns([]string{"北海道"}) // said in another channel
 
 	for _, tc := range []struct {
-		name, key, text string
-		want            []string // any of these
+		name  string
+		space memory.Space
+		text  string
+		want  []string // any of these
 	}{
-		{"the same word", string(key), "暇だから将棋でもする？", []string{"将棋"}},
-		{"a tag containing the word", string(key), "ポケモンって今も人気？", []string{"ポケモンカード"}},
-		{"a tag containing a word", string(key), "富士山麓の湖", []string{"富士山"}},
-		{"nothing close: a word of the text the pool knows", string(key), "北海道と沖縄", []string{"北海道"}},
-		{"another conversation has no tags: the pool", string(memory.DiscordChannel("c2")), "将棋", []string{"将棋"}},
+		{"the same word", space, "暇だから将棋でもする？", []string{"将棋"}},
+		{"a tag containing the word", space, "ポケモンって今も人気？", []string{"ポケモンカード"}},
+		{"a tag containing a word", space, "富士山麓の湖", []string{"富士山"}},
+		{"nothing close: a word of the text the pool knows", space, "北海道と沖縄", []string{"北海道"}},
+		{"another space has no tags: the pool", memory.GuildSpace("g2"), "将棋", []string{"将棋"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := m.RelatedTopic(ctx, memory.SessionKey(tc.key), tc.text)
+			got, err := m.RelatedTopic(ctx, tc.space, tc.text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +60,7 @@ func TestRelatedTopic(t *testing.T) {
 		})
 	}
 
-	got, err := m.RecentTopic(ctx)
+	got, err := m.RecentTopic(ctx, space)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +72,15 @@ func TestRelatedTopic(t *testing.T) {
 func TestRelatedTopicWithNothingSaid(t *testing.T) {
 	f := newFixture(t)
 	m := f.memory(t, func(o *memory.Options) {
-		o.Words = func(memory.SessionKey) memory.WordPool { return wordpool.New(0) }
+		o.Words = func(memory.Space) memory.WordPool { return wordpool.New(0) }
 	})
 	for _, text := range []string{"", "えっと"} {
-		got, err := m.RelatedTopic(context.Background(), memory.DiscordChannel("c1"), text)
+		got, err := m.RelatedTopic(context.Background(), memory.GuildSpace("g1"), text)
 		if err != nil || got != "" {
 			t.Errorf("RelatedTopic(%q) = %q, %v; want nothing", text, got, err)
 		}
 	}
-	if got, err := m.RecentTopic(context.Background()); err != nil || got != "" {
+	if got, err := m.RecentTopic(context.Background(), memory.GuildSpace("g1")); err != nil || got != "" {
 		t.Errorf("RecentTopic = %q, %v; want nothing", got, err)
 	}
 }

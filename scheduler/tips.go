@@ -31,10 +31,10 @@ const recentTips = 30
 // maxTip bounds a tip's length in characters.
 const maxTip = 400
 
-// TopicSource gives a topic from what was said lately ("" when nothing
-// was); *memory.Memory satisfies it.
+// TopicSource gives a topic from what was said lately in a space ("" when
+// nothing was).
 type TopicSource interface {
-	RecentTopic(ctx context.Context) (string, error)
+	RecentTopic(ctx context.Context, space string) (string, error)
 }
 
 // fallbackTopics are used while nothing has been said yet.
@@ -142,7 +142,11 @@ func (t *Tips) quiet(at time.Time) bool { return at.In(t.o.Location).Hour() == 3
 // topic is one of the topics of late, else a fixed one.
 func (t *Tips) topic(ctx context.Context) string {
 	if t.o.Topics != nil {
-		w, err := t.o.Topics.RecentTopic(ctx)
+		space, err := t.space(ctx)
+		w := ""
+		if err == nil {
+			w, err = t.o.Topics.RecentTopic(ctx, space)
+		}
 		if err != nil {
 			t.o.Logger.Warn("tip topic from recent tags", "err", err)
 		}

@@ -16,7 +16,7 @@ import (
 
 type fixedTopic string
 
-func (f fixedTopic) RecentTopic(context.Context) (string, error) { return string(f), nil }
+func (f fixedTopic) RecentTopic(context.Context, string) (string, error) { return string(f), nil }
 
 var _ TopicSource = fixedTopic("")
 

@@ -101,7 +101,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
 		// Memory's background workers tag each turn and feed the pool.
-		Words: func(memory.SessionKey) memory.WordPool { return a.words },
+		Words: func(memory.Space) memory.WordPool { return a.words },
 	})
 
 	// The router exists before its routes: the bot needs it now, the
@@ -239,7 +239,7 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 		return d
 	}
 	tips := scheduler.NewTips(scheduler.TipsOptions{
-		Topics: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
+		Topics: tipTopics{a.memory}, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
 		Space: a.postSpace(cfg.TipsSpace, cfg.TipsWebhookURL, cfg.TipsChannelID),
 	})
