@@ -20,6 +20,9 @@ const (
 	DefaultBaseURL  = "https://www.jma.go.jp/bosai/"
 	DefaultTimeout  = 10 * time.Second
 	DefaultCacheTTL = 30 * time.Minute
+	// DefaultFailureTTL is how long a failed fetch is remembered: questions
+	// in that time get the same error without a request (or a DNS lookup).
+	DefaultFailureTTL = time.Minute
 	maxBody         = 2 << 20
 )
 
@@ -33,6 +36,8 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// CacheTTL is how long a forecast is reused; default DefaultCacheTTL.
 	CacheTTL time.Duration
+	// FailureTTL is how long a failure is reused; default DefaultFailureTTL.
+	FailureTTL time.Duration
 	// Area picks the class10 area by code; empty takes the office's first.
 	Area string
 	// Now is the clock; default time.Now.
@@ -49,8 +54,9 @@ type Client struct {
 }
 
 type cached struct {
-	f  *Forecast
-	at time.Time
+	f   *Forecast
+	err error // a failed fetch, remembered for FailureTTL
+	at  time.Time
 }
 
 // NewClient returns a Client; zero options take their defaults.
@@ -70,6 +76,9 @@ func NewClient(opts ClientOptions) *Client {
 	if opts.CacheTTL <= 0 {
 		opts.CacheTTL = DefaultCacheTTL
 	}
+	if opts.FailureTTL <= 0 {
+		opts.FailureTTL = DefaultFailureTTL
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -77,17 +86,37 @@ func NewClient(opts ClientOptions) *Client {
 }
 
 // Forecast returns the forecast of the office (e.g. "130000"), from the
-// cache when it is younger than the TTL. The overview is best effort: a
-// forecast without it is still a forecast.
+// cache when it is younger than the TTL. A failure is remembered for
+// FailureTTL: with JMA down, questions in that time get its error at once.
+// The overview is best effort: a forecast without it is still a forecast.
 func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error) {
 	now := c.opts.Now()
 	c.mu.Lock()
 	e, ok := c.cache[office]
 	c.mu.Unlock()
-	if ok && now.Sub(e.at) < c.opts.CacheTTL {
+	if ok && e.err != nil && now.Sub(e.at) < c.opts.FailureTTL {
+		return nil, e.err
+	}
+	if ok && e.err == nil && now.Sub(e.at) < c.opts.CacheTTL {
 		return e.f, nil
 	}
 
+	f, err := c.fetch(ctx, office)
+	if err != nil {
+		if ctx.Err() == nil { // the caller's own cancellation says nothing about JMA
+			c.mu.Lock()
+			c.cache[office] = cached{err: err, at: now}
+			c.mu.Unlock()
+		}
+		return nil, err
+	}
+	c.mu.Lock()
+	c.cache[office] = cached{f: f, at: now}
+	c.mu.Unlock()
+	return f, nil
+}
+
+func (c *Client) fetch(ctx context.Context, office string) (*Forecast, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	body, err := c.get(ctx, "forecast/data/forecast/"+office+".json")
@@ -101,10 +130,6 @@ func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error)
 	if ov, err := c.get(ctx, "forecast/data/overview_forecast/"+office+".json"); err == nil {
 		_ = f.ParseOverview(ov) // best effort, as the fetch
 	}
-
-	c.mu.Lock()
-	c.cache[office] = cached{f: f, at: now}
-	c.mu.Unlock()
 	return f, nil
 }
 

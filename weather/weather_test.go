@@ -353,3 +353,25 @@ func TestClientDownAndTimeout(t *testing.T) {
 		t.Errorf("closed server: err = %v, want ErrUnavailable", err)
 	}
 }
+
+func TestClientRemembersAFailureForAMinute(t *testing.T) {
+	srv := newJMA(t)
+	srv.status.Store(http.StatusServiceUnavailable)
+	clk := &clock{t: jst("2025-06-10 06:00")}
+	c := NewClient(ClientOptions{BaseURL: srv.URL, HTTPClient: srv.Client(), Now: clk.Now})
+	ctx := context.Background()
+	for range 5 {
+		if _, err := c.Forecast(ctx, "130000"); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("err = %v, want ErrUnavailable", err)
+		}
+		clk.Add(10 * time.Second)
+	}
+	if n := srv.hits.Load(); n != 1 {
+		t.Fatalf("%d fetches for five questions within a minute of a failure, want 1", n)
+	}
+	srv.status.Store(0)
+	clk.Add(20 * time.Second) // a minute after the failure: JMA is asked again
+	if f, err := c.Forecast(ctx, "130000"); err != nil || f == nil || srv.hits.Load() != 2 {
+		t.Fatalf("after a minute: err %v, %d fetches", err, srv.hits.Load())
+	}
+}
