@@ -23,7 +23,7 @@ const (
 	// DefaultFailureTTL is how long a failed fetch is remembered: questions
 	// in that time get the same error without a request (or a DNS lookup).
 	DefaultFailureTTL = time.Minute
-	maxBody         = 2 << 20
+	maxBody           = 2 << 20
 )
 
 // ClientOptions configures a Client.
