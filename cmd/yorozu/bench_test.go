@@ -39,9 +39,41 @@ func BenchmarkTurn(b *testing.B) {
 	if got := len(h.turns()); got != b.N {
 		b.Fatalf("%d LLM calls for %d turns without tools, want exactly one each", got, b.N)
 	}
+	reportTurns(b, h, lat)
+}
+
+// BenchmarkTurnBackToBack is BenchmarkTurn with each mention sent as soon
+// as the previous reply is out, so the previous turn's background work
+// (storing, tags, the word pool, summaries) competes with it and is timed;
+// the last turn's work is timed too, by waiting for it before the clock
+// stops. calls/turn counts everything sent to Ollama.
+func BenchmarkTurnBackToBack(b *testing.B) {
+	h := start(b, map[string]string{"USER_RATE_LIMIT": "0"})
+	const seeded = 10_000
+	seedMessages(b, h, seeded)
+	h.handle(func(req api.ChatRequest) ollamatest.Reply { return ollamatest.Text("了解です。") })
+
+	b.ReportAllocs()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		h.mention(aliceID, "ベンチマークの質問です")
+		h.waitReply(b, i+1, equals("了解です。"))
+		lat = append(lat, time.Since(t0))
+	}
+	h.settle(b, seeded+2*b.N)
+	b.StopTimer()
+	reportTurns(b, h, lat)
+}
+
+// reportTurns reports the latency percentiles and the model calls per turn
+// (everything sent to Ollama's chat endpoint, housekeeping included).
+func reportTurns(b *testing.B, h *harness, lat []time.Duration) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median")
 	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "ms-p90")
+	b.ReportMetric(float64(h.ollama.ChatCalls())/float64(b.N), "calls/turn")
 }
 
 // settle waits, untimed, until the last turn is wholly kept — stored, its
