@@ -173,3 +173,26 @@ func DeleteKnowledge(ctx context.Context, q Querier, id int64) (KnowledgeEntry, 
 	}
 	return e, nil
 }
+
+// RecentKnowledgeFrom returns the newest entry of space learnt since from
+// the same query and the same source URLs (in any order): a search whose
+// result is already known. ErrNotFound when there is none.
+func RecentKnowledgeFrom(ctx context.Context, q Querier, space, query string, urls []string, since time.Time) (KnowledgeEntry, error) {
+	if urls == nil {
+		urls = []string{}
+	}
+	rows, err := q.Query(ctx, `
+SELECT `+knowledgeColumns+` FROM knowledge_entries e
+WHERE space = $1 AND query = $2 AND created_at >= $4
+  AND ARRAY(SELECT url FROM knowledge_sources s WHERE s.entry_id = e.id ORDER BY url)
+      = ARRAY(SELECT u FROM unnest($3::text[]) u ORDER BY u)
+ORDER BY created_at DESC, id DESC LIMIT 1`, space, query, urls, since.UTC())
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("knowledge from query %q: %w", query, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[KnowledgeEntry])
+	if err != nil {
+		return KnowledgeEntry{}, fmt.Errorf("knowledge from query %q: %w", query, interpretError(err))
+	}
+	return e, nil
+}

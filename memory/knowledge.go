@@ -3,11 +3,13 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
@@ -92,6 +94,14 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 	if err != nil {
 		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
 	}
+	srcs := sources(in.Result)
+	known, err := db.RecentKnowledgeFrom(ctx, m.pool, string(space), in.Query, urlsOf(srcs), m.opts.Now().Add(-knownFor))
+	if err == nil {
+		return known, nil // already learnt: no model call
+	}
+	if !errors.Is(err, db.ErrNotFound) {
+		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
+	}
 	input := in.Result
 	if r := []rune(input); len(r) > maxLearnInput {
 		input = string(r[:maxLearnInput])
@@ -106,7 +116,7 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 	}
 	p := db.KnowledgeParams{
 		Space: string(space), Title: oneLine(v.Title, 80), Body: strings.TrimSpace(v.Body), Query: in.Query, Tool: in.Tool,
-		SessionKey: string(in.Session), Sources: sources(in.Result), CreatedAt: m.opts.Now(),
+		SessionKey: string(in.Session), Sources: srcs, CreatedAt: m.opts.Now(),
 	}
 	var e db.KnowledgeEntry
 	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
@@ -135,6 +145,18 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 		return e, fmt.Errorf("index knowledge %d (the next sync retries): %w", e.ID, err)
 	}
 	return e, nil
+}
+
+// knownFor is how long a search result stays known: the same query with
+// the same sources within it is not summarised again.
+const knownFor = 24 * time.Hour
+
+func urlsOf(srcs []db.KnowledgeSource) []string {
+	urls := make([]string, len(srcs))
+	for i, s := range srcs {
+		urls[i] = s.URL
+	}
+	return urls
 }
 
 // Knowledge returns an entry of space and its sources (read_knowledge); a

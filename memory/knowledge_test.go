@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -220,4 +221,48 @@ func TestEmbedsTheUserMessageOncePerTurn(t *testing.T) {
 		t.Errorf("%d embeddings for one turn, want 1", n)
 	}
 	_ = api.Message{}
+}
+
+func TestKnownSearchResultCostsNoModelCall(t *testing.T) {
+	f := newFixture(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	m := f.memory(t, func(o *memory.Options) { o.Now = func() time.Time { return now } })
+	ctx := context.Background()
+	hits := func(urls ...string) string {
+		var items []string
+		for _, u := range urls {
+			items = append(items, `{"title":"t","href":"`+u+`","body":"b"}`)
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	}
+	learn := func(query, result string) db.KnowledgeEntry {
+		t.Helper()
+		e, err := m.Learn(ctx, memory.LearnInput{Tool: "web_search", Query: query, Space: memory.GuildSpace("g1"), Result: result})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	first := learn("猫の日", hits("https://a.example/", "https://b.example/"))
+	for _, tc := range []struct {
+		name      string
+		query     string
+		result    string
+		later     time.Duration
+		wantCalls int
+	}{
+		{"same query and sources, in another order", "猫の日", hits("https://b.example/", "https://a.example/"), time.Hour, 1},
+		{"another source", "猫の日", hits("https://a.example/", "https://c.example/"), time.Hour, 2},
+		{"another query", "猫の日 由来", hits("https://a.example/", "https://b.example/"), time.Hour, 3},
+		{"a day later", "猫の日", hits("https://a.example/", "https://b.example/"), 25 * time.Hour, 4},
+	} {
+		now = now.Add(tc.later)
+		e := learn(tc.query, tc.result)
+		if got := f.ollama.ChatCalls(); got != tc.wantCalls {
+			t.Errorf("%s: %d model calls in all, want %d", tc.name, got, tc.wantCalls)
+		}
+		if tc.wantCalls == 1 && e.ID != first.ID {
+			t.Errorf("%s: entry %d, want the known %d", tc.name, e.ID, first.ID)
+		}
+	}
 }
