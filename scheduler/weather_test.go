@@ -84,7 +84,7 @@ func newWeatherEnv(t *testing.T, now string) *weatherEnv {
 	e.ollama, pipe = newLLM(t)
 	e.discord.AddWebhook("900", "secret-token", "555")
 	e.opts = WeatherOptions{
-		Forecasts:  weather.NewClient(weather.ClientOptions{BaseURL: e.jma.URL, HTTPClient: e.jma.Client(), Now: fixedNow(now)}),
+		Forecasts:  weather.NewClient(weather.ClientOptions{BaseURL: e.jma.URL, HTTPClient: e.jma.Client(), Now: fixedNow(now), FailureTTL: -1}),
 		Office:     "130000",
 		Dest:       Destination{WebhookURL: e.discord.URL() + "api/v10/webhooks/900/secret-token"},
 		DB:         e.pool,

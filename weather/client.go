@@ -36,7 +36,9 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// CacheTTL is how long a forecast is reused; default DefaultCacheTTL.
 	CacheTTL time.Duration
-	// FailureTTL is how long a failure is reused; default DefaultFailureTTL.
+	// FailureTTL is how long a failure is reused; default
+	// DefaultFailureTTL; negative: never (a caller that retries itself,
+	// such as the scheduled post).
 	FailureTTL time.Duration
 	// Area picks the class10 area by code; empty takes the office's first.
 	Area string
@@ -76,7 +78,7 @@ func NewClient(opts ClientOptions) *Client {
 	if opts.CacheTTL <= 0 {
 		opts.CacheTTL = DefaultCacheTTL
 	}
-	if opts.FailureTTL <= 0 {
+	if opts.FailureTTL == 0 {
 		opts.FailureTTL = DefaultFailureTTL
 	}
 	if opts.Now == nil {
@@ -103,7 +105,7 @@ func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error)
 
 	f, err := c.fetch(ctx, office)
 	if err != nil {
-		if ctx.Err() == nil { // the caller's own cancellation says nothing about JMA
+		if ctx.Err() == nil && c.opts.FailureTTL > 0 { // the caller's own cancellation says nothing about JMA
 			c.mu.Lock()
 			c.cache[office] = cached{err: err, at: now}
 			c.mu.Unlock()

@@ -252,7 +252,9 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 	}
 	if cfg.WeatherEnabled() {
 		a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
-			Forecasts: forecasts, Office: cfg.WeatherAreaCode, Dest: dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
+			// The post retries JMA itself: no remembered failure in its way.
+			Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}),
+			Office:    cfg.WeatherAreaCode, Dest: dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
 			DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
 			Location: cfg.Location, Logger: a.logger,
 		})
