@@ -196,12 +196,12 @@ func (m *Memory) KnowledgeBaseFile(rel string) (string, error) {
 	return strings.ToValidUTF8(string(b), "�"), nil
 }
 
-// backfillBatch is how many messages one tagging call covers.
+// backfillBatch is how many messages one background job tags.
 const backfillBatch = 10
 
 // BackfillTags queues tags for up to limit of the newest untagged messages,
-// in the background (batches of 10, one model call each). It returns how
-// many were queued.
+// in the background (batches of 10, kagome nouns, no model call). It
+// returns how many were queued.
 func (m *Memory) BackfillTags(ctx context.Context, limit int) (int, error) {
 	msgs, err := db.UntaggedMessages(ctx, m.pool, limit)
 	if err != nil {
@@ -210,7 +210,11 @@ func (m *Memory) BackfillTags(ctx context.Context, limit int) (int, error) {
 	queued := 0
 	for start := 0; start < len(msgs); start += backfillBatch {
 		batch := msgs[start:min(start+backfillBatch, len(msgs))]
-		if !m.bg.run(func(ctx context.Context) { m.tagMessages(ctx, batch) }) {
+		if !m.bg.run(func(ctx context.Context) {
+			for _, msg := range batch {
+				m.tagTurn(ctx, "", []db.Message{msg})
+			}
+		}) {
 			break
 		}
 		queued += len(batch)
