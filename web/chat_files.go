@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/yorozu-bot/yorozu/db"
@@ -71,13 +70,4 @@ func fetchedFileView(f db.FetchedFile, withText bool) fetchedFileJSON {
 		v.Text = f.Content
 	}
 	return v
-}
-
-// notFoundOr500 answers 404 for a missing row, else 500.
-func (s *Server) notFoundOr500(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, db.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "見つかりません。")
-		return
-	}
-	s.internalError(w, r, err)
 }

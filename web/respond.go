@@ -114,12 +114,18 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error
 
 // noContent answers a write: 204, 404 for a missing row, else 500.
 func (s *Server) noContent(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case err == nil:
+	if err == nil {
 		w.WriteHeader(http.StatusNoContent)
-	case errors.Is(err, db.ErrNotFound):
-		writeError(w, http.StatusNotFound, "見つかりません。")
-	default:
-		s.internalError(w, r, err)
+		return
 	}
+	s.notFoundOr500(w, r, err)
+}
+
+// notFoundOr500 answers 404 for a missing row, else 500.
+func (s *Server) notFoundOr500(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, db.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "見つかりません。")
+		return
+	}
+	s.internalError(w, r, err)
 }
