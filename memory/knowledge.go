@@ -16,7 +16,6 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
-	"github.com/yorozu-bot/yorozu/tools"
 )
 
 // KnowledgeTools are the tools whose results become knowledge entries.
@@ -36,30 +35,22 @@ const knowledgePrompt = `あなたは調べ物の記録係です。ユーザー�
 - body: Markdown で 600 字以内。検索結果に書かれていることだけを書き、日付や数字は正確に残します。
 JSON {"title": "…", "body": "…"} だけを返します。`
 
-// KnowledgeHook returns an after-hook for the tool registry: each successful
-// web_search or search_and_fetch result is summarised by the model into a
-// knowledge entry with its sources, stored, written as a Markdown file under
-// KnowledgeDir/web_search and indexed, so it shows in the knowledge headings
-// and the knowledge base from then on. The work runs in the background: the
-// result goes back to the model unchanged and at once.
-func (m *Memory) KnowledgeHook() tools.AfterHook {
-	return func(ctx context.Context, call tools.Invocation, result string, err error) (string, error) {
-		if err != nil || m.opts.Ollama == nil || !isKnowledgeTool(call.Tool) || !learnable(result) {
-			return result, err
+// LearnLater turns a successful web_search or search_and_fetch result into a
+// knowledge entry in the background (see Learn): the caller — the tool
+// registry's after-hook, wired in cmd/yorozu — hands the result back to the
+// model at once. Results of other tools, failures and empty results teach
+// nothing and are ignored, as is everything when no model is configured. A
+// full background queue drops the entry with a warning.
+func (m *Memory) LearnLater(in LearnInput) {
+	if m.opts.Ollama == nil || !isKnowledgeTool(in.Tool) || !learnable(in.Result) {
+		return
+	}
+	if !m.bg.run(func(ctx context.Context) {
+		if _, err := m.Learn(ctx, in); err != nil {
+			m.log.Warn("knowledge from search", "tool", in.Tool, "query", in.Query, "err", err)
 		}
-		var args struct {
-			Query string `json:"query"`
-		}
-		_ = json.Unmarshal(call.Args, &args)
-		caller, _ := tools.CallerFrom(ctx)
-		if !m.bg.run(func(ctx context.Context) {
-			if _, err := m.Learn(ctx, LearnInput{Tool: call.Tool, Query: args.Query, Session: SessionKey(caller.Session), Space: Space(caller.Space), Result: result}); err != nil {
-				m.log.Warn("knowledge from search", "tool", call.Tool, "query", args.Query, "err", err)
-			}
-		}) {
-			m.log.Warn("memory background queue full: search result not kept as knowledge", "tool", call.Tool)
-		}
-		return result, err
+	}) {
+		m.log.Warn("memory background queue full: search result not kept as knowledge", "tool", in.Tool)
 	}
 }
 

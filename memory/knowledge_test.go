@@ -2,7 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,12 +13,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
-	"github.com/yorozu-bot/yorozu/tools"
 )
-
-type searchArgs struct {
-	Query string `json:"query"`
-}
 
 func TestKnowledgeFromSearch(t *testing.T) {
 	f := newFixture(t)
@@ -27,19 +21,13 @@ func TestKnowledgeFromSearch(t *testing.T) {
 	ctx := context.Background()
 	result := `[{"title":"猫の日 - Wikipedia","href":"https://ja.wikipedia.org/wiki/猫の日","body":"2月22日は猫の日"},` +
 		`{"title":"猫の日とは","href":"https://example.jp/neko","body":"ニャンニャンニャン"}]`
-	reg := tools.NewRegistry()
-	reg.MustRegister(tools.MustNew("web_search", "search", func(context.Context, searchArgs) (string, error) { return result, nil }))
-	reg.MustRegister(tools.MustNew("scrape_url", "read", func(context.Context, searchArgs) (string, error) { return "https://x.example/", nil }))
-	reg.After(m.KnowledgeHook())
-
-	callCtx := tools.WithCaller(ctx, tools.Caller{Session: "discord:channel:c1"})
-	got, err := reg.Call(callCtx, "web_search", json.RawMessage(`{"query":"猫の日 いつ"}`))
-	if err != nil || got != result {
-		t.Fatalf("the hook changed the result: %q, %v", got, err)
+	learn := func(tool, query, result string) {
+		m.LearnLater(memory.LearnInput{Tool: tool, Query: query, Session: "discord:channel:c1", Result: result})
 	}
-	if _, err := reg.Call(callCtx, "scrape_url", json.RawMessage(`{"query":"x"}`)); err != nil {
-		t.Fatal(err)
-	}
+	learn("web_search", "猫の日 いつ", result)
+	learn("scrape_url", "猫の日", result)                 // not a search: teaches nothing
+	learn("web_search", "犬の日", "Error: search failed") // nor does a failure
+	learn("web_search", "犬の日", "[]")                   // or an empty result
 	eventually(t, "a knowledge entry", func() bool {
 		return count(t, f.pool, "SELECT count(*) FROM local_knowledge_docs WHERE path LIKE 'web_search/%'") == 1
 	})

@@ -211,7 +211,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.tools.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
 	// What web searches find becomes knowledge (in the background).
-	a.tools.After(a.memory.KnowledgeHook())
+	a.tools.After(knowledgeHook(a.memory))
 	return nil
 }
 
