@@ -61,10 +61,20 @@ type Options struct {
 	// answered only for users who are members of one of them. Empty: all.
 	Guilds []string
 
-	// RateLimit is how many turns one user may start per RateWindow; over
-	// it the user gets a notice once and is not answered. 0 = unlimited.
+	// Limiter is the per-user rate limit, shared with the admin page's chat
+	// so a user's turns count once whichever way they come; over it the user
+	// gets a notice once and is not answered. Nil: one is built from
+	// RateLimit per RateWindow.
+	Limiter *chat.RateLimiter
+	// RateLimit is how many turns one user may start per RateWindow when
+	// Limiter is nil. 0 = unlimited.
 	RateLimit  int
 	RateWindow time.Duration // default 1 minute
+
+	// MaxWaiting is how many turns may wait in one channel's queue behind
+	// the one being answered; one more is told the bot is busy and is not
+	// answered. Default 20.
+	MaxWaiting int
 
 	EditInterval    time.Duration    // least time between edits of one message while text streams; default 1 s
 	ShutdownTimeout time.Duration    // how long Stop lets running replies finish before cutting them; default 10 s
@@ -88,7 +98,7 @@ type Bot struct {
 	opts    Options
 	session *discordgo.Session
 	log     *slog.Logger
-	limiter *limiter
+	limiter *chat.RateLimiter
 	filter  guildFilter // guarded by mu
 
 	ctx    context.Context // ends when Stop gives up waiting for replies
@@ -152,6 +162,12 @@ func New(opts Options) (*Bot, error) {
 	if opts.RateWindow <= 0 {
 		opts.RateWindow = time.Minute
 	}
+	if opts.Limiter == nil {
+		opts.Limiter = chat.NewRateLimiter(opts.RateLimit, opts.RateWindow)
+	}
+	if opts.MaxWaiting <= 0 {
+		opts.MaxWaiting = 20
+	}
 	if opts.EditInterval <= 0 {
 		opts.EditInterval = time.Second
 	}
@@ -204,7 +220,7 @@ func New(opts Options) (*Bot, error) {
 		opts:          opts,
 		session:       s,
 		log:           opts.Logger.With(slog.String("component", "discord")),
-		limiter:       newLimiter(opts.RateLimit, opts.RateWindow),
+		limiter:       opts.Limiter,
 		ctx:           ctx,
 		cancel:        cancel,
 		loopCtx:       loopCtx,

@@ -129,7 +129,7 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 
 // admit rate-limits a request of a served server or user and enqueues it.
 func (b *Bot) admit(req chat.Request) {
-	allowed, notify := b.limiter.allow(req.AuthorID, b.now())
+	allowed, notify := b.limiter.Allow(req.AuthorID, b.now())
 	if !allowed {
 		b.log.Info("user rate limited", "author_id", req.AuthorID, "channel_id", req.ChannelID, "notified", notify)
 		if notify {
@@ -137,5 +137,9 @@ func (b *Bot) admit(req chat.Request) {
 		}
 		return
 	}
-	b.enqueue(req)
+	if !b.enqueue(req) {
+		b.log.Warn("channel queue full: turn refused", "author_id", req.AuthorID, "channel_id", req.ChannelID,
+			"max_waiting", b.opts.MaxWaiting)
+		b.goNotice(req, busyReply)
+	}
 }

@@ -2,8 +2,6 @@ package bot
 
 import (
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
 )
@@ -31,16 +29,21 @@ type queuedTurn struct {
 func queuedText(place int) string { return fmt.Sprintf("⏳ 順番待ち: %d 番目", place) }
 
 // enqueue adds a turn to its channel's queue, starting the worker if idle.
-func (b *Bot) enqueue(req chat.Request) {
+// It reports false, queueing nothing, when MaxWaiting turns already wait
+// there. A stopping bot drops the turn (true: nothing to tell the user).
+func (b *Bot) enqueue(req chat.Request) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopping {
-		return
+		return true
 	}
 	q, busy := b.queues[req.ChannelID]
 	if !busy {
 		q = &channelQueue{}
 		b.queues[req.ChannelID] = q
+	}
+	if q.waiting() >= b.opts.MaxWaiting {
+		return false
 	}
 	var prev chan struct{} // the notice before this one, posted first
 	if n := len(q.jobs); n > 0 {
@@ -51,13 +54,26 @@ func (b *Bot) enqueue(req chat.Request) {
 	if !busy {
 		b.wg.Add(1)
 		go b.drain(req.ChannelID, q)
-		return
+		return true
 	}
 	// One turn is running; this one waits behind it and the others.
 	t.place, t.start, t.notice = make(chan int, 1), make(chan struct{}), make(chan *sentMessage, 1)
 	t.posted = make(chan struct{})
 	b.wg.Add(1)
 	go b.waitInLine(t, len(q.jobs)+1, prev)
+	return true
+}
+
+// waiting counts the turns waiting behind the running one. The first turn
+// of an idle channel (no start channel) is about to run, not waiting.
+func (q *channelQueue) waiting() int {
+	n := 0
+	for _, t := range q.jobs {
+		if t.start != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // drain answers a channel's turns one after another and exits when the queue
@@ -189,45 +205,4 @@ func (b *Bot) goNotice(req chat.Request, text string) {
 		defer b.recoverEvent("notice")
 		b.notice(b.ctx, req, nil, text)
 	}()
-}
-
-// limiter is a per-user sliding-window rate limit.
-type limiter struct {
-	limit  int
-	window time.Duration
-
-	mu     sync.Mutex
-	hits   map[string][]time.Time
-	warned map[string]bool
-}
-
-func newLimiter(limit int, window time.Duration) *limiter {
-	return &limiter{limit: limit, window: window, hits: map[string][]time.Time{}, warned: map[string]bool{}}
-}
-
-// allow records a turn by user at now if the user is under the limit. When
-// not allowed, notify is true the first time only, so a user hammering the
-// bot gets one notice per episode.
-func (l *limiter) allow(user string, now time.Time) (allowed, notify bool) {
-	if l.limit <= 0 {
-		return true, false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	hits := l.hits[user]
-	keep := hits[:0]
-	for _, t := range hits {
-		if now.Sub(t) < l.window {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) < l.limit {
-		l.hits[user] = append(keep, now)
-		delete(l.warned, user)
-		return true, false
-	}
-	l.hits[user] = keep
-	notify = !l.warned[user]
-	l.warned[user] = true
-	return false, notify
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -65,28 +64,5 @@ func TestFailureNotice(t *testing.T) {
 				t.Errorf("notice = %q, want it to contain %q", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestLimiter(t *testing.T) {
-	t.Parallel()
-	l := newLimiter(2, time.Minute)
-	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	steps := []struct {
-		at              time.Duration
-		allowed, notify bool
-	}{
-		{0, true, false}, {time.Second, true, false},
-		{2 * time.Second, false, true}, {3 * time.Second, false, false},
-		{61 * time.Second, true, false}, // the first turn left the window
-	}
-	for i, s := range steps {
-		a, n := l.allow("u", t0.Add(s.at))
-		if a != s.allowed || n != s.notify {
-			t.Errorf("step %d: allow = %v, %v; want %v, %v", i, a, n, s.allowed, s.notify)
-		}
-	}
-	if a, _ := l.allow("other", t0.Add(3*time.Second)); !a {
-		t.Error("the limit is per user")
 	}
 }

@@ -55,8 +55,9 @@ type app struct {
 	web     *webui.Server
 	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
 	metrics *metrics.Metrics
-	chooser *modelChooser // the router with the models in force; what both adapters call
-	search  *liveSearcher // the search backend in force
+	chooser *modelChooser     // the router with the models in force; what both adapters call
+	search  *liveSearcher     // the search backend in force
+	limiter *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -79,7 +80,8 @@ const tokenSecretKey = "continuation_token_secret"
 // build wires the parts. It connects to MCP servers but starts nothing that
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
-	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1)}
+	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1),
+		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
 	a.metrics = a.newMetrics()
 	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
 	recorder := apiLogRecorder{pool: d.pool, metrics: a.metrics}
@@ -116,14 +118,13 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	var discord *bot.Bot
 	if cfg.DiscordToken != "" {
 		b, err := bot.New(bot.Options{
-			Token:      cfg.DiscordToken,
-			APIBase:    cfg.DiscordAPIBase,
-			Logger:     logger,
-			RateLimit:  cfg.UserRateLimit,
-			RateWindow: cfg.UserRateWindow,
-			Responder:  a.chooser,
-			Replies:    a.memory,
-			Guilds:     cfg.DiscordGuilds,
+			Token:     cfg.DiscordToken,
+			APIBase:   cfg.DiscordAPIBase,
+			Logger:    logger,
+			Limiter:   a.limiter,
+			Responder: a.chooser,
+			Replies:   a.memory,
+			Guilds:    cfg.DiscordGuilds,
 		})
 		if err != nil {
 			return nil, err

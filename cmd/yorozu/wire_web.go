@@ -28,7 +28,7 @@ func (a *app) webDeps(ctx context.Context) webui.Deps {
 	deps := webui.Deps{
 		Chat:      a.chooser,
 		Memory:    a.memory,
-		Limiter:   chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow),
+		Limiter:   a.limiter,
 		Reminders: a.sched.Reminders(),
 		Words:     a.words,
 		Models:    api.NewClient(cfg.OllamaHost, &http.Client{}),

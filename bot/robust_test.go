@@ -1,0 +1,90 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// A channel holds MaxWaiting turns behind the running one; the next user is
+// told at once that the bot is busy, and every queued turn is answered.
+func TestFullChannelQueueTellsTheUser(t *testing.T) {
+	t.Parallel()
+	h := start(t, func(o *Options) { o.MaxWaiting = 2 })
+	gate := make(chan struct{})
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if req.Text == "A" {
+			<-gate
+		}
+		return say("答え:"+req.Text)(ctx, req, emit)
+	}
+	h.mention(chanID, "1", "A")
+	h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
+	b := h.mention(chanID, "2", "B")
+	c := h.mention(chanID, "3", "C")
+	d := h.mention(chanID, "4", "D")
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		refs := map[string]string{}
+		for _, m := range ms {
+			if m.Reference != nil {
+				refs[m.Reference.MessageID] = m.Content
+			}
+		}
+		return refs[b.ID] == queuedText(2) && refs[c.ID] == queuedText(3) && refs[d.ID] == busyReply
+	})
+	close(gate)
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.Content)
+		}
+		slices.Sort(got)
+		want := []string{"答え:A", "答え:B", "答え:C", busyReply}
+		slices.Sort(want)
+		return slices.Equal(got, want)
+	})
+	var texts []string
+	for _, r := range h.resp.requests() {
+		texts = append(texts, r.Text)
+	}
+	if got := strings.Join(texts, ","); got != "A,B,C" {
+		t.Errorf("answered %s, want A,B,C (D was refused)", got)
+	}
+}
+
+// The bot takes its turns from the limiter it is given, the one the admin
+// page's chat uses: turns spent on the page count on Discord too, and a
+// limit changed on the settings page is in force for Discord at once.
+func TestSharedRateLimiter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	lim := chat.NewRateLimiter(2, time.Minute)
+	h := start(t, func(o *Options) {
+		o.Limiter = lim
+		o.Now = func() time.Time { return now }
+	})
+	// User 42 spent both turns on the admin page.
+	for range 2 {
+		if ok, _ := lim.Allow("42", now); !ok {
+			t.Fatal("the page's turn was refused")
+		}
+	}
+	h.mention(chanID, "42", "もう一つ")
+	h.waitText(chanID, rateLimitedReply)
+	if n := len(h.resp.requests()); n != 0 {
+		t.Fatalf("responder called %d times for a limited user", n)
+	}
+	lim.Set(0, time.Minute) // the settings page lifts the limit
+	h.mention(chanID, "42", "今度は")
+	h.waitText(chanID, rateLimitedReply, "了解です。")
+	if got := fmt.Sprint(len(h.resp.requests())); got != "1" {
+		t.Errorf("responder called %s times, want 1", got)
+	}
+}
