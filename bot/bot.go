@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -326,6 +327,29 @@ func (b *Bot) recoverEvent(event string) {
 	}
 }
 
+// recoverCommand keeps a panicking command handler from taking the process
+// down and tells the user it failed: as the interaction's response, or as a
+// follow-up when the handler had already answered (deferred).
+func (b *Bot) recoverCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, name string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	b.log.Error("discord command handler panic", "command", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+	defer cancel()
+	if err := RespondEphemeral(rctx, s, i, genericErrorReply); err == nil {
+		return
+	}
+	_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+		Content: genericErrorReply, Flags: discordgo.MessageFlagsEphemeral,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}, discordgo.WithContext(rctx))
+	if err != nil {
+		b.log.Warn("discord command error notice failed", "command", name, "err", err)
+	}
+}
+
 func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	defer b.recoverEvent("interaction_create")
 	if i.Type != discordgo.InteractionApplicationCommand {
@@ -347,10 +371,10 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	}
 	go func() {
 		defer b.wg.Done()
-		defer b.recoverEvent("command " + name)
 		// An interaction token is valid for 15 minutes.
 		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 		defer cancel()
+		defer b.recoverCommand(ctx, s, i, name)
 		fn(ctx, s, i)
 	}()
 }

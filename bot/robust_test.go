@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -86,5 +88,64 @@ func TestSharedRateLimiter(t *testing.T) {
 	h.waitText(chanID, rateLimitedReply, "了解です。")
 	if got := fmt.Sprint(len(h.resp.requests())); got != "1" {
 		t.Errorf("responder called %s times, want 1", got)
+	}
+}
+
+// A responder that panics answers the user with a short error, and the
+// channel's next mention is answered: the process and the channel go on.
+func TestPanickingResponderAnswersWithAnError(t *testing.T) {
+	t.Parallel()
+	h, logs := startFaulty(t, nil, nil)
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if req.Text == "爆発" {
+			var m map[string]int
+			m["x"]++ // assignment to entry in nil map
+		}
+		return say("答え:"+req.Text)(ctx, req, emit)
+	}
+	h.mention(chanID, "1", "爆発")
+	h.waitText(chanID, genericErrorReply)
+	h.mention(chanID, "1", "次")
+	h.waitText(chanID, genericErrorReply, "答え:次")
+	if !strings.Contains(logs.String(), "responder panic") {
+		t.Errorf("the panic was not logged:\n%s", logs.String())
+	}
+}
+
+// A slash-command handler that panics gets the user a short error as the
+// interaction's answer, and later commands are still handled.
+func TestPanickingCommandAnswersWithAnError(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.New(t)
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: &fakeResponder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := make(chan struct{}, 1)
+	b.AddCommand(&discordgo.ApplicationCommand{Name: "boom", Description: "壊れたコマンド"},
+		func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) { panic("broken handler") })
+	b.AddCommand(&discordgo.ApplicationCommand{Name: "ping", Description: "疎通確認"},
+		func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) { handled <- struct{}{} })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	srv.SendInteraction(&discordgo.Interaction{Type: discordgo.InteractionApplicationCommand, ChannelID: chanID,
+		Token: "tok1", Data: discordgo.ApplicationCommandInteractionData{Name: "boom"}})
+	if err := srv.WaitFor(ctx, func() bool { return len(srv.InteractionResponses()) == 1 }); err != nil {
+		t.Fatalf("no answer to the panicking command: %v", err)
+	}
+	r := srv.InteractionResponses()[0].Response
+	if r.Data == nil || r.Data.Content != genericErrorReply || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Errorf("answer = %+v, want the ephemeral error notice", r.Data)
+	}
+	srv.SendInteraction(&discordgo.Interaction{Type: discordgo.InteractionApplicationCommand, ChannelID: chanID,
+		Token: "tok2", Data: discordgo.ApplicationCommandInteractionData{Name: "ping"}})
+	select {
+	case <-handled:
+	case <-ctx.Done():
+		t.Fatal("the next command was not handled")
 	}
 }

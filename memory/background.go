@@ -2,6 +2,9 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 )
 
@@ -23,9 +26,12 @@ type background struct {
 	wg     sync.WaitGroup
 	n      int
 	size   int
+	log    *slog.Logger
 }
 
-func (b *background) init(workers, size int) { b.n, b.size = workers, size }
+func (b *background) init(workers, size int, log *slog.Logger) {
+	b.n, b.size, b.log = workers, size, log
+}
 
 func (b *background) start() {
 	b.jobs = make(chan func(context.Context), b.size)
@@ -39,11 +45,23 @@ func (b *background) start() {
 				case <-b.ctx.Done():
 					return
 				case job := <-b.jobs:
-					job(b.ctx)
+					b.do(job)
 				}
 			}
 		}()
 	}
+}
+
+// do runs one job; a panic in it (a bad message in kagome, a word-pool
+// update) is logged and the worker goes on with the next job, so one bad
+// turn never takes the process down.
+func (b *background) do(job func(context.Context)) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.log.Error("memory background job panicked; skipped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	job(b.ctx)
 }
 
 // run queues job; false when the queue is full or closed. Workers

@@ -150,7 +150,7 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 		opts.Logger = slog.Default()
 	}
 	m := &Memory{pool: pool, opts: opts, log: opts.Logger}
-	m.bg.init(bgWorkers, bgQueue)
+	m.bg.init(bgWorkers, bgQueue, m.log)
 	return m
 }
 

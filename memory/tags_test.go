@@ -1,8 +1,12 @@
 package memory_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -89,4 +93,69 @@ func messageTags(t *testing.T, f *fixture, content string) []string {
 	}
 	slices.Sort(tags)
 	return tags
+}
+
+// panickyPool is a word pool whose update panics on one word.
+type panickyPool struct {
+	*wordpool.Pool
+	bad string
+}
+
+func (p panickyPool) AddNouns(nouns []string) {
+	if slices.Contains(nouns, p.bad) {
+		panic("word pool update failed on " + p.bad)
+	}
+	p.Pool.AddNouns(nouns)
+}
+
+// A background job that panics (here a word-pool update) is logged and
+// skipped; the process lives on and later turns are still tagged.
+func TestBackgroundPanicIsRecovered(t *testing.T) {
+	f := newFixture(t)
+	f.ollama.Down()
+	pool := panickyPool{Pool: wordpool.New(0), bad: "爆弾"}
+	var logs syncBuffer
+	m := f.memory(t, func(o *memory.Options) {
+		o.Words = func(memory.Space) memory.WordPool { return pool }
+		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	record := func(text string) {
+		t.Helper()
+		err := m.Record(context.Background(), memory.DiscordChannel("c1"), memory.Turn{
+			User:  memory.MessageRecord{AuthorName: "たろう", Content: text},
+			Reply: memory.MessageRecord{Content: "はい。"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("爆弾の話")
+	// Both workers survive: more turns than workers are still tagged.
+	for _, text := range []string{"東京の天気", "京都の桜", "奈良の鹿"} {
+		record(text)
+	}
+	eventually(t, "the later turns tagged, with their nouns in the word pool", func() bool {
+		return pool.Knows("東京") && pool.Knows("桜") && pool.Knows("鹿")
+	})
+	if !strings.Contains(logs.String(), "memory background job panicked") {
+		t.Errorf("no panic logged; log:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and the test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -111,8 +112,19 @@ func (s *Scheduler) RunNow(ctx context.Context, name string) error {
 
 // runJob runs fn for the slot at; its model calls are recorded as a job's,
 // and JobDone hears how it ended.
-func (s *Scheduler) runJob(ctx context.Context, name string, fn JobFunc, at time.Time) error {
-	err := fn(llm.WithKind(ctx, llm.KindJob), at)
+// A panicking job fails this run (logged with its stack) instead of taking
+// the process down: RunNow runs in its caller's goroutine.
+func (s *Scheduler) runJob(ctx context.Context, name string, fn JobFunc, at time.Time) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("job panicked", "job", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("job %s panicked: %v", name, p)
+			if s.opts.JobDone != nil {
+				s.opts.JobDone(name, err)
+			}
+		}
+	}()
+	err = fn(llm.WithKind(ctx, llm.KindJob), at)
 	if s.opts.JobDone != nil {
 		s.opts.JobDone(name, err)
 	}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,5 +147,51 @@ func TestParseCronInLocation(t *testing.T) {
 	want := time.Date(2026, 12, 2, 6, 30, 0, 0, jst)
 	if got := sched.Next(from); !got.Equal(want) {
 		t.Errorf("next = %s, want %s", got, want)
+	}
+}
+
+// A job that panics fails its run, run now or by the queue, and the process
+// goes on: the next job still runs.
+func TestPanickingJobFailsItsRun(t *testing.T) {
+	pool := newPool(t)
+	done := make(chan error, 10)
+	s := newScheduler(t, pool, nil, Options{JobDone: func(name string, err error) {
+		if name == "boom" {
+			done <- err
+		}
+	}})
+	if err := s.AddJob("boom", func(context.Context, time.Time) error { panic("nil map") }); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan struct{}, 1)
+	if err := s.AddJob("fine", func(context.Context, time.Time) error { ran <- struct{}{}; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunNow(context.Background(), "boom"); err == nil || !strings.Contains(err.Error(), "panicked: nil map") {
+		t.Errorf("run boom: %v, want a panic error", err)
+	}
+	if err := <-done; err == nil {
+		t.Error("JobDone heard success for a panic")
+	}
+	start(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, name := range []string{"boom", "fine"} {
+		if _, err := s.client.Insert(ctx, namedJobArgs{Name: name}, &river.InsertOpts{MaxAttempts: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "panicked") {
+			t.Errorf("queued run of boom: %v, want a panic error", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the queued panicking job never ended")
+	}
+	select {
+	case <-ran:
+	case <-ctx.Done():
+		t.Fatal("the next job never ran")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -328,23 +329,36 @@ func (a *app) start(ctx context.Context) error {
 		return err
 	}
 	if a.weather != nil {
-		go func() {
+		a.goSafe("weather catch-up", func() {
 			if err := a.weather.CatchUp(ctx); err != nil && ctx.Err() == nil {
 				a.logger.Error("weather catch-up", "err", err)
 			}
-		}()
+		})
 	}
-	go func() {
+	a.goSafe("seed word pool", func() {
 		if err := a.words.SeedFromDB(ctx, a.db.pool, 0); err != nil && ctx.Err() == nil {
 			a.logger.Warn("seed word pool", "err", err)
 		}
-	}()
-	go func() {
+	})
+	a.goSafe("knowledge base sync at start", func() {
 		if err := a.sched.RunNow(ctx, kbSyncJob); err != nil && ctx.Err() == nil {
 			a.logger.Warn("knowledge base sync at start", "err", err)
 		}
-	}()
+	})
 	return nil
+}
+
+// goSafe runs a start-up task in the background; a panic in it is logged
+// and the process goes on without it.
+func (a *app) goSafe(task string, fn func()) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				a.logger.Error("background task panicked", "task", task, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+		}()
+		fn()
+	}()
 }
 
 // stop shuts down in reverse: replies in flight finish while jobs and the
