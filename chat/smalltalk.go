@@ -11,8 +11,10 @@ import (
 )
 
 // TipPoster writes one tip on a topic and posts it to the tips channel;
-// *scheduler.Tips satisfies it.
+// *scheduler.Tips satisfies it. Enabled says whether a tips channel is set
+// now (the admin page can set or clear it while yorozu runs).
 type TipPoster interface {
+	Enabled() bool
 	Post(ctx context.Context, topic string) (string, error)
 }
 
@@ -30,7 +32,7 @@ const tipTimeout = 2 * time.Minute
 // said, points to the useless tips, and posts one tip on that topic.
 type Smalltalk struct {
 	Chat   *Conversation // required; its System text is kept and extended
-	Tips   TipPoster     // nil: no tip is posted
+	Tips   TipPoster     // nil or not Enabled: no tip is posted
 	Topics TopicFinder   // nil: the tip's topic is left to the tips job
 	Logger *slog.Logger
 }
@@ -49,7 +51,8 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 	if topic != "" {
 		system += fmt.Sprintf("話題に困ったら、最近の会話に出た「%s」の話を振ってもかまいません。", topic)
 	}
-	if s.Tips != nil {
+	tips := s.Tips != nil && s.Tips.Enabled()
+	if tips {
 		about := "話題"
 		if topic != "" {
 			about = fmt.Sprintf("「%s」", topic)
@@ -59,7 +62,7 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 	if err := s.Chat.with(system).Handle(ctx, req, emit); err != nil {
 		return err
 	}
-	if s.Tips == nil {
+	if !tips {
 		return nil
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tipTimeout)

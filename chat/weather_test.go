@@ -88,7 +88,10 @@ func TestWeatherHandlerAnswersWithForecast(t *testing.T) {
 type fakeTips struct {
 	mu     sync.Mutex
 	topics []string
+	off    bool // no tips channel set
 }
+
+func (f *fakeTips) Enabled() bool { return !f.off }
 
 func (f *fakeTips) Post(_ context.Context, topic string) (string, error) {
 	f.mu.Lock()
@@ -137,5 +140,23 @@ func TestSmalltalkAnswersThenPostsRelatedTip(t *testing.T) {
 	}
 	if sys := systemText(srv.Requests()[0]); !strings.Contains(sys, "雑談") || !strings.Contains(sys, "「猫」") {
 		t.Errorf("system text %q", sys)
+	}
+}
+
+func TestSmalltalkWithoutTipsChannelPromisesNoTip(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	tips := &fakeTips{off: true}
+	h := &Smalltalk{Chat: c, Tips: tips, Topics: fixedRelated("猫")}
+	srv.Script(ollamatest.Text("暇なら猫でも眺めよう。"))
+	err := h.Handle(context.Background(), Request{Session: "discord:channel:1", Source: "discord", ChannelID: "1",
+		Text: "暇だなあ"}, func(llm.Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tips.topics) != 0 {
+		t.Errorf("tips posted on %q with no tips channel set", tips.topics)
+	}
+	if sys := systemText(srv.Requests()[0]); strings.Contains(sys, "Tipsチャンネル") {
+		t.Errorf("the system text promises a tip no one will post: %q", sys)
 	}
 }

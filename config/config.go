@@ -263,14 +263,6 @@ func (c *Config) LogValue() slog.Value {
 	)
 }
 
-// WeatherEnabled reports whether the weather post has somewhere to go.
-func (c *Config) WeatherEnabled() bool {
-	return c.WeatherWebhookURL != "" || c.WeatherChannelID != ""
-}
-
-// TipsEnabled reports whether tips have somewhere to go.
-func (c *Config) TipsEnabled() bool { return c.TipsWebhookURL != "" || c.TipsChannelID != "" }
-
 // parser collects one error per bad variable so a user fixes them all at once.
 type parser struct {
 	getenv func(string) string

@@ -48,8 +48,6 @@ func TestParseDefaults(t *testing.T) {
 		{"TURN_TIMEOUT", c.TurnTimeout, 5 * time.Minute},
 		{"API_LOG_RETENTION", c.APILogRetention, 30 * 24 * time.Hour},
 		{"LOG_FORMAT", c.LogFormat, "text"},
-		{"weather off", c.WeatherEnabled(), false},
-		{"tips off", c.TipsEnabled(), false},
 	}
 	for _, tc := range checks {
 		if tc.got != tc.want {
@@ -109,9 +107,6 @@ func TestParseValues(t *testing.T) {
 	}
 	if !strings.Contains(string(c.MCPServers), "wiki") {
 		t.Errorf("MCP_SERVERS from file = %s", c.MCPServers)
-	}
-	if !c.TipsEnabled() {
-		t.Error("tips should be on with TIPS_CHANNEL_ID")
 	}
 	if !c.MetricsPublic {
 		t.Error("METRICS_PUBLIC=true not read")

@@ -59,13 +59,36 @@ func (s *Scheduler) AddPeriodic(name, cronExpr string, fn JobFunc) error {
 	if err := s.AddJob(name, fn); err != nil {
 		return err
 	}
-	_, err = s.client.PeriodicJobs().AddSafely(river.NewPeriodicJob(sched,
-		func() (river.JobArgs, *river.InsertOpts) { return namedJobArgs{Name: name}, nil },
-		&river.PeriodicJobOpts{ID: name}))
-	if err != nil {
+	if err := s.schedule(name, sched); err != nil {
 		return fmt.Errorf("add periodic job %s: %w", name, err)
 	}
 	return nil
+}
+
+// Reschedule moves the periodic job added under name to the cron schedule
+// cronExpr from its next slot on; slots already enqueued keep their time.
+// The admin page calls it (through the settings) on every process, as River
+// asks, since only the leader enqueues periodic jobs.
+func (s *Scheduler) Reschedule(name, cronExpr string) error {
+	sched, err := ParseCron(cronExpr, s.opts.Location)
+	if err != nil {
+		return fmt.Errorf("reschedule job %s: %w", name, err)
+	}
+	if _, ok := s.job(name); !ok {
+		return fmt.Errorf("reschedule job %q: %w", name, ErrUnknownJob)
+	}
+	s.client.PeriodicJobs().RemoveByID(name)
+	if err := s.schedule(name, sched); err != nil {
+		return fmt.Errorf("reschedule job %s: %w", name, err)
+	}
+	return nil
+}
+
+func (s *Scheduler) schedule(name string, sched cron.Schedule) error {
+	_, err := s.client.PeriodicJobs().AddSafely(river.NewPeriodicJob(sched,
+		func() (river.JobArgs, *river.InsertOpts) { return namedJobArgs{Name: name}, nil },
+		&river.PeriodicJobOpts{ID: name}))
+	return err
 }
 
 // ParseCron parses a cron expression (see AddPeriodic) whose times are in loc

@@ -21,6 +21,10 @@ import (
 // then.
 var ErrQuietHour = errors.New("no tips between 03:00 and 03:59")
 
+// ErrNoDestination is returned by Tips.Post while no webhook or channel is
+// set for tips.
+var ErrNoDestination = errors.New("no tips destination set")
+
 // ErrRepeatedTip is returned when every tip the model wrote repeated one of
 // the recent ones.
 var ErrRepeatedTip = errors.New("the model only repeated recent tips")
@@ -46,7 +50,7 @@ type TipsOptions struct {
 	Topics   TopicSource // recent tags and words; nil uses a few fixed topics
 	Pipeline Pipeline    // required: the model writes the tip
 	Model    string      // DEFAULT_MODEL
-	Dest     Destination // required
+	Dest     Destination // none: nothing is posted until Apply sets one
 	// Space gives the space of Dest's channel, whose tips history is
 	// compared against (TIPS_SPACE for a webhook). nil: "".
 	Space    func(ctx context.Context) (string, error)
@@ -65,14 +69,12 @@ type TipsOptions struct {
 
 // Tips writes and posts "どうでもいいTips".
 type Tips struct {
-	o TipsOptions
+	o    TipsOptions
+	live *livePost // Dest, Model and Cron in force
 }
 
 // NewTips returns the tips job.
 func NewTips(o TipsOptions) *Tips {
-	if o.Cron == "" {
-		o.Cron = "0 */3 * * *"
-	}
 	if o.Location == nil {
 		o.Location = time.Local
 	}
@@ -89,49 +91,69 @@ func NewTips(o TipsOptions) *Tips {
 		o.Logger = slog.Default()
 	}
 	o.Logger = o.Logger.With(slog.String("job", JobTips))
-	return &Tips{o: o}
+	return &Tips{o: o, live: newLivePost(JobTips, "0 */3 * * *", PostSettings{Dest: o.Dest, Model: o.Model, Cron: o.Cron})}
 }
+
+// Apply puts changed settings in force (the admin page): the next tip goes
+// to p.Dest, is written by p.Model and, when p.Cron changed, runs on the new
+// schedule. A bad schedule changes nothing.
+func (t *Tips) Apply(p PostSettings) error { return t.live.apply(p) }
+
+// Settings returns the settings in force.
+func (t *Tips) Settings() PostSettings { return t.live.get() }
+
+// Enabled reports whether tips have somewhere to go.
+func (t *Tips) Enabled() bool { return t.live.get().Dest.Enabled() }
 
 // Register adds the job to s: periodic on the Cron schedule and runnable
 // by name (`yorozu jobs run tips`).
 func (t *Tips) Register(s *Scheduler) error {
-	return s.AddPeriodic(JobTips, t.o.Cron, t.Run)
+	return t.live.register(s, t.Run)
 }
 
 // Run posts one tip on a topic of late (Topics) for the slot at, once
 // across processes; nothing is posted in the 03:00 hour. It is a JobFunc.
 func (t *Tips) Run(ctx context.Context, at time.Time) error {
+	set := t.live.get()
+	if !set.Dest.Enabled() {
+		t.o.Logger.Info("no destination set: no tip", "slot", at)
+		return nil
+	}
 	if t.quiet(at) || t.quiet(t.o.Now()) {
 		t.o.Logger.Info("quiet hour: no tip", "slot", at)
 		return nil
 	}
 	topic := t.topic(ctx)
 	return runSlot(ctx, t.o.DB, JobTips, at, t.o.Logger, func(ctx context.Context) (string, error) {
-		tip, err := t.write(ctx, topic)
+		tip, err := t.write(ctx, set.Model, topic)
 		if errors.Is(err, ErrRepeatedTip) {
 			t.o.Logger.Warn("no new tip this time", "topic", topic)
 			return "", nil
 		}
 		return tip, err
 	}, func(ctx context.Context, tip string) error {
-		return t.publish(ctx, topic, tip)
+		return t.publish(ctx, set.Dest, topic, tip)
 	})
 }
 
 // Post writes one tip on topic and posts it now (small talk asks for one).
 // It returns the tip as posted.
 func (t *Tips) Post(ctx context.Context, topic string) (string, error) {
+	set := t.live.get()
+	if !set.Dest.Enabled() {
+		return "", ErrNoDestination
+	}
 	if t.quiet(t.o.Now()) {
 		return "", ErrQuietHour
 	}
 	if strings.TrimSpace(topic) == "" {
 		topic = t.topic(ctx)
 	}
-	tip, err := t.write(ctx, topic)
+	tip, err := t.write(ctx, set.Model, topic)
 	if err != nil {
 		return "", err
 	}
-	if err := t.publish(ctx, topic, tip); err != nil {
+	if err := t.publish(ctx, set.Dest, topic, tip); err != nil {
 		return "", err
 	}
 	return Format(tip), nil
@@ -174,12 +196,12 @@ func (t *Tips) space(ctx context.Context) (string, error) {
 // Format is a tip as posted.
 func Format(tip string) string { return "💡 どうでもいいTips：" + tip }
 
-func (t *Tips) publish(ctx context.Context, topic, tip string) error {
+func (t *Tips) publish(ctx context.Context, dest Destination, topic, tip string) error {
 	space, err := t.space(ctx)
 	if err != nil {
 		return err
 	}
-	if err := t.o.Dest.Post(ctx, Format(tip)); err != nil {
+	if err := dest.Post(ctx, Format(tip)); err != nil {
 		return err
 	}
 	_, err = db.InsertTip(context.WithoutCancel(ctx), t.o.DB, db.TipParams{
@@ -194,7 +216,7 @@ const tipPrompt = `あなたは雑学好きのbotです。お題について、�
 
 // write asks the model for a tip on topic that is not one of the recent
 // ones (compared normalised).
-func (t *Tips) write(ctx context.Context, topic string) (string, error) {
+func (t *Tips) write(ctx context.Context, model, topic string) (string, error) {
 	space, err := t.space(ctx)
 	if err != nil {
 		return "", err
@@ -217,7 +239,7 @@ func (t *Tips) write(ctx context.Context, topic string) (string, error) {
 	defer cancel()
 	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: "お題：" + topic}}
 	for range t.o.Attempts {
-		res, err := t.o.Pipeline.Run(ctx, llm.Request{Model: t.o.Model, Messages: msgs}, func(llm.Event) error { return nil })
+		res, err := t.o.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs}, func(llm.Event) error { return nil })
 		if err != nil {
 			return "", fmt.Errorf("write tip on %q: %w", topic, err)
 		}

@@ -141,7 +141,7 @@ type Forecaster interface {
 type WeatherOptions struct {
 	Forecasts Forecaster  // required
 	Office    string      // WEATHER_AREA_CODE; default 130000
-	Dest      Destination // required
+	Dest      Destination // "" posts nothing until Apply sets one
 	DB        db.Querier  // records posted slots; required
 	// Pipeline and Model (WEATHER_NOTIFY_MODEL) write the short comment;
 	// a nil Pipeline, or any failure, posts the facts alone.
@@ -167,16 +167,14 @@ type WeatherOptions struct {
 
 // Weather is the morning weather post.
 type Weather struct {
-	o WeatherOptions
+	o    WeatherOptions
+	live *livePost // Dest, Model and Cron in force
 }
 
 // NewWeather returns the weather job.
 func NewWeather(o WeatherOptions) *Weather {
 	if o.Office == "" {
 		o.Office = "130000"
-	}
-	if o.Cron == "" {
-		o.Cron = "30 6 * * *"
 	}
 	if o.Location == nil {
 		o.Location = time.Local
@@ -200,33 +198,46 @@ func NewWeather(o WeatherOptions) *Weather {
 		o.Logger = slog.Default()
 	}
 	o.Logger = o.Logger.With(slog.String("job", JobWeather))
-	return &Weather{o: o}
+	return &Weather{o: o, live: newLivePost(JobWeather, "30 6 * * *", PostSettings{Dest: o.Dest, Model: o.Model, Cron: o.Cron})}
 }
+
+// Apply puts changed settings in force (the admin page): the next post
+// goes to p.Dest, is commented by p.Model and, when p.Cron changed, runs on
+// the new schedule. A bad schedule changes nothing.
+func (w *Weather) Apply(p PostSettings) error { return w.live.apply(p) }
+
+// Settings returns the settings in force.
+func (w *Weather) Settings() PostSettings { return w.live.get() }
 
 // Register adds the job to s: periodic on the Cron schedule and runnable
 // by name (`yorozu jobs run weather`).
 func (w *Weather) Register(s *Scheduler) error {
-	return s.AddPeriodic(JobWeather, w.o.Cron, w.Run)
+	return w.live.register(s, w.Run)
 }
 
 // Run posts the weather for the slot at, once across processes: a slot
 // already posted (or being posted by another process) is skipped. It is a
 // JobFunc.
 func (w *Weather) Run(ctx context.Context, at time.Time) error {
+	set := w.live.get()
+	if !set.Dest.Enabled() {
+		w.o.Logger.Info("no destination set: no weather post", "slot", at)
+		return nil
+	}
 	var chart []*discordgo.File
 	return runSlot(ctx, w.o.DB, JobWeather, at, w.o.Logger, func(ctx context.Context) (string, error) {
 		var text string
-		text, chart = w.content(ctx)
+		text, chart = w.content(ctx, set.Model)
 		return text, nil
 	}, func(ctx context.Context, text string) error {
-		return w.o.Dest.PostFiles(ctx, text, chart...)
+		return set.Dest.PostFiles(ctx, text, chart...)
 	})
 }
 
 // content is the post: the forecast with a comment and its chart, the
 // facts alone when the model fails, or a notice (and no chart) when JMA
 // stays down.
-func (w *Weather) content(ctx context.Context) (string, []*discordgo.File) {
+func (w *Weather) content(ctx context.Context, model string) (string, []*discordgo.File) {
 	f, err := w.fetch(ctx)
 	now := w.o.Now()
 	if err != nil {
@@ -238,7 +249,7 @@ func (w *Weather) content(ctx context.Context) (string, []*discordgo.File) {
 		w.o.Logger.Error("forecast has no day to post", "office", w.o.Office, "report", f.ReportTime)
 		return weather.UnavailablePost(now), nil
 	}
-	text := weather.FormatPost(f, day, w.comment(ctx, f, day))
+	text := weather.FormatPost(f, day, w.comment(ctx, model, f, day))
 	png, ok, err := weather.Chart(f, now)
 	if err != nil || !ok {
 		// The text stands on its own: post it without the chart.
@@ -276,19 +287,19 @@ const weatherCommentPrompt = `あなたはDiscordコミュニティの天気係�
 	`数値や予報を変えたり付け足したりしないこと。前置き・見出し・絵文字の多用は不要です。`
 
 // comment asks the model for a short comment; "" when it fails.
-func (w *Weather) comment(ctx context.Context, f *weather.Forecast, d weather.Day) string {
-	if w.o.Pipeline == nil || w.o.Model == "" {
+func (w *Weather) comment(ctx context.Context, model string, f *weather.Forecast, d weather.Day) string {
+	if w.o.Pipeline == nil || model == "" {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.o.CommentTimeout)
 	defer cancel()
 	facts := weather.Title(f, d) + "\n" + weather.Describe(d)
-	res, err := w.o.Pipeline.Run(ctx, llm.Request{Model: w.o.Model, Messages: []api.Message{
+	res, err := w.o.Pipeline.Run(ctx, llm.Request{Model: model, Messages: []api.Message{
 		{Role: "system", Content: weatherCommentPrompt},
 		{Role: "user", Content: facts},
 	}}, func(llm.Event) error { return nil })
 	if err != nil {
-		w.o.Logger.Warn("weather comment failed; posting the facts alone", "model", w.o.Model, "err", err)
+		w.o.Logger.Warn("weather comment failed; posting the facts alone", "model", model, "err", err)
 		return ""
 	}
 	return strings.TrimSpace(res.Content)
@@ -298,7 +309,11 @@ func (w *Weather) comment(ctx context.Context, f *weather.Forecast, d weather.Da
 // not posted (the bot was down then). Call it once after start; across
 // processes the slot still posts once.
 func (w *Weather) CatchUp(ctx context.Context) error {
-	sched, err := ParseCron(w.o.Cron, w.o.Location)
+	set := w.live.get()
+	if !set.Dest.Enabled() {
+		return nil
+	}
+	sched, err := ParseCron(set.Cron, w.o.Location)
 	if err != nil {
 		return fmt.Errorf("weather catch-up: %w", err)
 	}

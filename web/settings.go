@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,6 +21,10 @@ import (
 
 // settingPrefix marks the page's overrides in app_settings.
 const settingPrefix = "setting:"
+
+// settingsChannel is the Postgres notification channel a change is
+// announced on, so that every process sharing the database puts it in force.
+const settingsChannel = "yorozu_settings"
 
 // SettingDef describes one value the admin page can change. The
 // environment gives its default; a value set on the page wins over it until
@@ -49,18 +55,102 @@ type Settings struct {
 
 // NewSettings loads the page's overrides of defs.
 func NewSettings(ctx context.Context, pool *pgxpool.Pool, defs []SettingDef) (*Settings, error) {
-	s := &Settings{pool: pool, defs: defs, set: map[string]string{}}
-	for _, d := range defs {
-		v, err := db.Setting(ctx, pool, settingPrefix+d.Key)
+	s := &Settings{pool: pool, defs: defs}
+	set, err := s.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.set = set
+	return s, nil
+}
+
+// load reads the overrides stored in the database.
+func (s *Settings) load(ctx context.Context) (map[string]string, error) {
+	set := map[string]string{}
+	for _, d := range s.defs {
+		v, err := db.Setting(ctx, s.pool, settingPrefix+d.Key)
 		if errors.Is(err, db.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("load settings: %w", err)
 		}
-		s.set[d.Key] = string(v)
+		set[d.Key] = string(v)
 	}
-	return s, nil
+	return set, nil
+}
+
+// Follow keeps this process's settings in step with changes made on any
+// process's admin page (Postgres LISTEN/NOTIFY) until ctx ends: each change
+// reaches the OnChange functions here too. A lost connection is retried
+// with backoff, and the settings are read again on every reconnect, so a
+// change made meanwhile is not missed.
+func (s *Settings) Follow(ctx context.Context, log *slog.Logger) {
+	backoff := time.Second
+	for {
+		err := s.follow(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("following setting changes of other processes: retrying", "in", backoff, "err", err)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Minute)
+	}
+}
+
+func (s *Settings) follow(ctx context.Context) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("follow settings: %w", err)
+	}
+	// A listening connection is this loop's alone: it never goes back to
+	// the pool.
+	conn := c.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+settingsChannel); err != nil {
+		return fmt.Errorf("follow settings: %w", err)
+	}
+	for {
+		if err := s.reload(ctx); err != nil {
+			return err
+		}
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return fmt.Errorf("follow settings: %w", err)
+		}
+	}
+}
+
+// reload reads the overrides again and tells OnChange about each key whose
+// value in force changed.
+func (s *Settings) reload(ctx context.Context) error {
+	fresh, err := s.load(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	var changed []string
+	for _, d := range s.defs {
+		old, had := s.set[d.Key]
+		now, has := fresh[d.Key]
+		if had != has || old != now {
+			changed = append(changed, d.Key)
+		}
+	}
+	s.set = fresh
+	fns := append([]func(string, string){}, s.onChange...)
+	s.mu.Unlock()
+	for _, k := range changed {
+		for _, fn := range fns {
+			fn(k, s.Get(k))
+		}
+	}
+	return nil
 }
 
 func (s *Settings) def(key string) (SettingDef, bool) {
@@ -143,7 +233,8 @@ func (s *Settings) Update(ctx context.Context, changes map[string]*string) error
 				return err
 			}
 		}
-		return nil
+		_, err := tx.Exec(ctx, "SELECT pg_notify($1, '')", settingsChannel)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("update settings: %w", err)

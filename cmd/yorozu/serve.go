@@ -106,12 +106,6 @@ func runJob(ctx context.Context, name string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
-	switch {
-	case name == "weather" && !cfg.WeatherEnabled():
-		return errors.New("job weather is off: set WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID")
-	case name == "tips" && !cfg.TipsEnabled():
-		return errors.New("job tips is off: set TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID")
-	}
 	d, err := openMigrated(ctx, cfg, stderr, logger)
 	if err != nil {
 		return err
@@ -122,6 +116,13 @@ func runJob(ctx context.Context, name string, getenv func(string) string, stdout
 		return err
 	}
 	defer a.closeTools()
+	// The destination in force may come from the admin page's settings.
+	switch {
+	case name == "weather" && !a.weather.Settings().Dest.Enabled():
+		return errors.New("job weather is off: set WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID (or its destination on the admin page)")
+	case name == "tips" && !a.tips.Settings().Dest.Enabled():
+		return errors.New("job tips is off: set TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID (or its destination on the admin page)")
+	}
 	if err := a.sched.RunNow(ctx, name); err != nil {
 		return fmt.Errorf("job %s (known: %v): %w", name, a.sched.Jobs(), err)
 	}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -266,54 +264,6 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 		var n int
 		if err := h.pool.QueryRow(context.Background(), "SELECT count(*) FROM api_logs WHERE space = $1", sp).Scan(&n); err != nil || n == 0 {
 			t.Errorf("%d model calls tagged %s (%v); want the turns there", n, sp, err)
-		}
-	}
-}
-
-type adminClient struct {
-	base string
-	http *http.Client
-	csrf string
-}
-
-func (h *spaceHarness) adminClient(t *testing.T) *adminClient {
-	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &adminClient{base: h.httpURL, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
-	var res struct {
-		CSRFToken string `json:"csrf_token"`
-	}
-	c.call(t, "POST", "/api/login", &res, fmt.Sprintf(`{"password":%q}`, adminPassword))
-	c.csrf = res.CSRFToken
-	return c
-}
-
-func (c *adminClient) call(t *testing.T, method, path string, out any, body ...string) {
-	t.Helper()
-	var r *strings.Reader
-	if len(body) > 0 {
-		r = strings.NewReader(body[0])
-	} else {
-		r = strings.NewReader("")
-	}
-	req, err := http.NewRequest(method, c.base+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-CSRF-Token", c.csrf)
-	req.Header.Set("Origin", c.base)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		t.Fatalf("%s %s = %s", method, path, resp.Status)
-	}
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -70,5 +72,58 @@ func TestAdminPageLoginAndJobsUI(t *testing.T) {
 	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
 		strings.NewReader("short\n"), &stdout, &stderr); err == nil {
 		t.Error("a 5-character password was accepted")
+	}
+}
+
+// adminClient calls the admin API as a logged-in page would.
+type adminClient struct {
+	base string
+	http *http.Client
+	csrf string
+}
+
+// adminClient logs in to the running app's admin page with ADMIN_PASSWORD
+// set to adminPassword.
+func (h *harness) adminClient(t *testing.T) *adminClient {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &adminClient{base: h.httpURL, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	var res struct {
+		CSRFToken string `json:"csrf_token"`
+	}
+	c.call(t, "POST", "/api/login", &res, fmt.Sprintf(`{"password":%q}`, adminPassword))
+	c.csrf = res.CSRFToken
+	return c
+}
+
+// call sends body (JSON) and decodes the answer into out; a status of
+// 300 or more fails the test.
+func (c *adminClient) call(t *testing.T, method, path string, out any, body ...string) {
+	t.Helper()
+	var r *strings.Reader
+	if len(body) > 0 {
+		r = strings.NewReader(body[0])
+	} else {
+		r = strings.NewReader("")
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	req.Header.Set("Origin", c.base)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s = %s", method, path, resp.Status)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
 	}
 }

@@ -51,8 +51,9 @@ type app struct {
 	words   *wordpool.Pool
 	router  *chat.Router
 	sched   *scheduler.Scheduler
-	weather *scheduler.Weather // nil when the weather post is off
-	bot     *bot.Bot           // nil when DISCORD_TOKEN is unset
+	weather *scheduler.Weather
+	tips    *scheduler.Tips
+	bot     *bot.Bot // nil when DISCORD_TOKEN is unset
 	web     *webui.Server
 	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
 	metrics *metrics.Metrics
@@ -156,7 +157,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		return nil, err
 	}
 	a.metrics.SetTools(a.tools.Names())
-	if err := a.buildRoutes(conv, discord); err != nil {
+	if err := a.buildRoutes(conv); err != nil {
 		return nil, err
 	}
 	a.buildWeb(ctx)
@@ -219,7 +220,7 @@ func (a *app) buildTools(ctx context.Context) error {
 
 // buildRoutes wires the chat handlers, the scheduled posts and the slash
 // commands.
-func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
+func (a *app) buildRoutes(conv *chat.Conversation) error {
 	cfg := a.cfg
 	reminderTools, err := a.tools.Subset(reminder.Names...)
 	if err != nil {
@@ -233,36 +234,26 @@ func (a *app) buildRoutes(conv *chat.Conversation, discord *bot.Bot) error {
 	}
 
 	forecasts := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
-	dest := func(webhook, channel string) scheduler.Destination {
-		d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: a.webhookClient()}
-		if discord != nil {
-			d.Discord = discord
-		}
-		return d
-	}
-	tips := scheduler.NewTips(scheduler.TipsOptions{
-		Topics: tipTopics{a.memory}, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
+	// Both posts are always registered: the admin page may give them a
+	// destination (or take it away) while yorozu runs.
+	a.tips = scheduler.NewTips(scheduler.TipsOptions{
+		Topics: tipTopics{a.memory}, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: a.dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
-		Space: a.postSpace(cfg.TipsSpace, cfg.TipsWebhookURL, cfg.TipsChannelID),
+		Space: a.postSpace(cfg.TipsSpace, func() scheduler.Destination { return a.tips.Settings().Dest }),
 	})
-	smalltalk := &chat.Smalltalk{Chat: conv, Topics: a.memory, Logger: a.logger}
-	if cfg.TipsEnabled() {
-		if err := tips.Register(a.sched); err != nil {
-			return err
-		}
-		smalltalk.Tips = tips
+	if err := a.tips.Register(a.sched); err != nil {
+		return err
 	}
-	if cfg.WeatherEnabled() {
-		a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
-			// The post retries JMA itself: no remembered failure in its way.
-			Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}),
-			Office:    cfg.WeatherAreaCode, Dest: dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
-			DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
-			Location: cfg.Location, Logger: a.logger,
-		})
-		if err := a.weather.Register(a.sched); err != nil {
-			return err
-		}
+	smalltalk := &chat.Smalltalk{Chat: conv, Tips: a.tips, Topics: a.memory, Logger: a.logger}
+	a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
+		// The post retries JMA itself: no remembered failure in its way.
+		Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}),
+		Office:    cfg.WeatherAreaCode, Dest: a.dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
+		DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
+		Location: cfg.Location, Logger: a.logger,
+	})
+	if err := a.weather.Register(a.sched); err != nil {
+		return err
 	}
 
 	for _, r := range []struct {
@@ -328,12 +319,13 @@ func (a *app) start(ctx context.Context) error {
 	if err := a.sched.Start(ctx); err != nil {
 		return err
 	}
-	if a.weather != nil {
-		a.goSafe("weather catch-up", func() {
-			if err := a.weather.CatchUp(ctx); err != nil && ctx.Err() == nil {
-				a.logger.Error("weather catch-up", "err", err)
-			}
-		})
+	a.goSafe("weather catch-up", func() {
+		if err := a.weather.CatchUp(ctx); err != nil && ctx.Err() == nil {
+			a.logger.Error("weather catch-up", "err", err)
+		}
+	})
+	if s := a.chooser.settings.Load(); s != nil {
+		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger) })
 	}
 	a.goSafe("seed word pool", func() {
 		if err := a.words.SeedFromDB(ctx, a.db.pool, 0); err != nil && ctx.Err() == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
 // onlyGuildSpace is the default space when DISCORD_GUILDS names exactly one
@@ -19,12 +20,13 @@ func onlyGuildSpace(guilds []string) memory.Space {
 // postSpace gives the space of a scheduled post's destination: the one
 // configured for it, else the server of its channel (a bot message), else
 // the default space.
-func (a *app) postSpace(configured, webhook, channel string) func(ctx context.Context) (string, error) {
+func (a *app) postSpace(configured string, dest func() scheduler.Destination) func(ctx context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
 		if configured != "" {
 			return configured, nil
 		}
-		if webhook == "" && channel != "" && a.bot != nil {
+		d := dest()
+		if channel := d.ChannelID; d.WebhookURL == "" && channel != "" && a.bot != nil {
 			guild, err := a.bot.ChannelGuild(ctx, channel)
 			if err == nil && guild != "" {
 				return string(memory.GuildSpace(guild)), nil

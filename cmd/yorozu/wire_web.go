@@ -64,6 +64,7 @@ func (a *app) applySettings(s *webui.Settings, limiter *chat.RateLimiter) {
 	if n, window, err := config.ParseRate(s.Get("user_rate_limit")); err == nil {
 		limiter.Set(n, window)
 	}
+	a.applyPostSettings(s)
 	searcher, err := a.newSearcher(s.Get("search_backend"), s.Get("searxng_url"), s.Get("tavily_api_key"))
 	if err != nil {
 		a.logger.Warn("search backend from the settings not usable; keeping the previous one", "err", err)
@@ -72,13 +73,40 @@ func (a *app) applySettings(s *webui.Settings, limiter *chat.RateLimiter) {
 	a.search.current.Store(&searcher)
 }
 
+// applyPostSettings puts the scheduled posts' settings in force. A bad
+// schedule keeps that post's previous settings (the page checked it first).
+func (a *app) applyPostSettings(s *webui.Settings) {
+	if err := a.weather.Apply(scheduler.PostSettings{
+		Dest:  a.dest(s.Get("weather_webhook_url"), s.Get("weather_channel_id")),
+		Model: s.Get("weather_notify_model"), Cron: s.Get("weather_cron"),
+	}); err != nil {
+		a.logger.Warn("weather post settings not usable; keeping the previous ones", "err", err)
+	}
+	if err := a.tips.Apply(scheduler.PostSettings{
+		Dest:  a.dest(s.Get("tips_webhook_url"), s.Get("tips_channel_id")),
+		Model: s.Get("default_model"), Cron: s.Get("tips_cron"),
+	}); err != nil {
+		a.logger.Warn("tips settings not usable; keeping the previous ones", "err", err)
+	}
+}
+
+// dest is a scheduled post's destination: the webhook when one is set,
+// else the channel, through the bot.
+func (a *app) dest(webhook, channel string) scheduler.Destination {
+	d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: a.webhookClient()}
+	if a.bot != nil {
+		d.Discord = a.bot
+	}
+	return d
+}
+
 func (a *app) newSearcher(backend, url, key string) (web.Searcher, error) {
 	return web.NewSearcher(web.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
 }
 
 // settingDefs lists what the admin page may change, the environment giving
-// each default. Live ones take effect at once; the schedules and
-// destinations of the posts at the next start.
+// each default. Every one takes effect at once, on every process sharing the
+// database.
 func (a *app) settingDefs() []webui.SettingDef {
 	cfg := a.cfg
 	notEmpty := func(v string) error {
@@ -114,16 +142,16 @@ func (a *app) settingDefs() []webui.SettingDef {
 		webui.SettingDef{Key: "tavily_api_key", Label: "Tavily API キー", Env: "TAVILY_API_KEY", Default: cfg.TavilyAPIKey, Secret: true, Live: true},
 		webui.SettingDef{Key: "default_model", Label: "会話のモデル", Env: "DEFAULT_MODEL", Default: cfg.DefaultModel, Live: true, Validate: notEmpty},
 		webui.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
-		webui.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Validate: notEmpty},
+		webui.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
 		webui.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
 			Default: fmt.Sprintf("%d/%s", cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
 			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
-		webui.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Validate: cron},
-		webui.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Validate: webhook},
-		webui.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Validate: snowflake},
-		webui.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Validate: cron},
-		webui.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Validate: webhook},
-		webui.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Validate: snowflake},
+		webui.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
+		webui.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
+		webui.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},
+		webui.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Live: true, Validate: cron},
+		webui.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Live: true, Validate: webhook},
+		webui.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
 	)
 	return defs
 }
