@@ -2,8 +2,11 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -46,17 +49,101 @@ type APILogParams struct {
 
 const apiLogColumns = "id, model, request, response, error, latency_ms, prompt_tokens, completion_tokens, session_key, created_at, turn_id, kind, space"
 
-// InsertAPILog records one LLM call.
+// MaxAPILogBody bounds the stored request and the stored response of one
+// call, each: a long conversation's full request would otherwise be kept in
+// every row of it.
+const MaxAPILogBody = 64 << 10
+
+// InsertAPILog records one LLM call. A request or response longer than
+// MaxAPILogBody is cut and marked: the response ends with a note giving its
+// full size; a request is stored as {"truncated": true, "bytes": n,
+// "head": "<its first bytes as text>"}, still JSON.
 func InsertAPILog(ctx context.Context, q Querier, p APILogParams) error {
-	_, err := q.Exec(ctx, `
+	req, err := capRequest(jsonArg(p.Request))
+	if err != nil {
+		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
+	}
+	p.Request, p.Response = req, capText(p.Response, MaxAPILogBody)
+	_, err = q.Exec(ctx, `
 INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind, space, session_key)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		p.Model, jsonArg(p.Request), p.Response, p.Error, p.Latency.Milliseconds(),
+		p.Model, p.Request, p.Response, p.Error, p.Latency.Milliseconds(),
 		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt), p.TurnID, p.Kind, p.Space, p.SessionKey)
 	if err != nil {
 		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
 	}
 	return nil
+}
+
+// capRequest returns the request to store: as it is when short, else a
+// marked JSON object holding its head.
+func capRequest(v any) (any, error) {
+	var raw string
+	switch b := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		raw = b
+	default:
+		m, err := json.Marshal(b)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		raw = string(m)
+	}
+	if raw == "null" { // a nil pointer: nothing recorded
+		return nil, nil
+	}
+	if len(raw) <= MaxAPILogBody {
+		return raw, nil
+	}
+	// The wrapper's own fields and the escaping of the head must fit too.
+	head := raw[:MaxAPILogBody/2]
+	for !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	out, err := json.Marshal(map[string]any{"truncated": true, "bytes": len(raw), "head": head})
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	for len(out) > MaxAPILogBody { // a head full of escapes
+		head = strings.ToValidUTF8(head[:len(head)*3/4], "")
+		if out, err = json.Marshal(map[string]any{"truncated": true, "bytes": len(raw), "head": head}); err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+	}
+	return string(out), nil
+}
+
+// capText cuts s to at most limit bytes on a character boundary, marked
+// with a note of its full size.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("\n…[truncated: %d bytes in all]", len(s))
+	cut := limit - len(note)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
+}
+
+// PruneAPILogs deletes the logs created before cutoff, in batches so no
+// long lock holds up new logs, and returns how many went.
+func PruneAPILogs(ctx context.Context, q Querier, cutoff time.Time) (int64, error) {
+	var total int64
+	for {
+		tag, err := q.Exec(ctx, `
+DELETE FROM api_logs WHERE id IN (SELECT id FROM api_logs WHERE created_at < $1 LIMIT 5000)`, cutoff.UTC())
+		if err != nil {
+			return total, fmt.Errorf("prune api logs before %s: %w", cutoff.UTC().Format(time.RFC3339), err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < 5000 {
+			return total, nil
+		}
+	}
 }
 
 // jsonArg lets pgx encode v as jsonb, passing raw JSON bytes through.

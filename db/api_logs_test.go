@@ -3,8 +3,11 @@ package db_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
@@ -59,5 +62,86 @@ func TestAPILogs(t *testing.T) {
 		!l.CreatedAt.Equal(t0.Add(2*time.Minute)) || l.CreatedAt.Location() != time.UTC || string(l.Request) != `[1, 2]` ||
 		l.TurnID != "turn-bytes pass through" || l.Kind != "reply" {
 		t.Errorf("log = %+v", l)
+	}
+}
+
+// Bodies over 64 KB are cut and marked; the request stays valid JSON.
+func TestAPILogBodiesCapped(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	long := strings.Repeat("長い会話です。", 20000) // 420,000 bytes
+	type msg struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	tests := []struct {
+		name     string
+		request  any
+		response string
+		cut      bool
+	}{
+		{"short bodies are kept whole", msg{"user", "こんにちは"}, "どうも", false},
+		{"long bodies are cut and marked", msg{"user", long}, long, true},
+		{"a head full of escapes still fits", json.RawMessage(`["` + strings.Repeat(`\"`, 100000) + `"]`), "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := db.InsertAPILog(ctx, pool, db.APILogParams{Model: tc.name, Request: tc.request, Response: tc.response})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var req, resp string
+			if err := pool.QueryRow(ctx, "SELECT request::text, response FROM api_logs WHERE model = $1", tc.name).Scan(&req, &resp); err != nil {
+				t.Fatal(err)
+			}
+			if len(req) > db.MaxAPILogBody+db.MaxAPILogBody/4 || len(resp) > db.MaxAPILogBody {
+				t.Errorf("stored %d request bytes, %d response bytes; want about %d at most", len(req), len(resp), db.MaxAPILogBody)
+			}
+			if !utf8.ValidString(resp) {
+				t.Error("the response was cut inside a character")
+			}
+			var wrapped struct {
+				Truncated bool   `json:"truncated"`
+				Bytes     int    `json:"bytes"`
+				Head      string `json:"head"`
+			}
+			json.Unmarshal([]byte(req), &wrapped)
+			if wrapped.Truncated != tc.cut {
+				t.Errorf("request truncated = %v, want %v (stored %.80s…)", wrapped.Truncated, tc.cut, req)
+			}
+			if tc.cut && (wrapped.Bytes < db.MaxAPILogBody || wrapped.Head == "") {
+				t.Errorf("cut request: %d bytes noted, head %d bytes; want the full size and a head", wrapped.Bytes, len(wrapped.Head))
+			}
+			if tc.cut && tc.response != "" && !strings.HasSuffix(resp, fmt.Sprintf("…[truncated: %d bytes in all]", len(tc.response))) {
+				t.Errorf("cut response ends %q, want the truncation mark", resp[len(resp)-60:])
+			}
+			if !tc.cut && resp != tc.response {
+				t.Errorf("response = %q, want it whole", resp)
+			}
+		})
+	}
+}
+
+// Logs older than the cutoff go; newer ones stay.
+func TestPruneAPILogs(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i, age := range []time.Duration{40 * 24 * time.Hour, 31 * 24 * time.Hour, 29 * 24 * time.Hour, time.Hour} {
+		err := db.InsertAPILog(ctx, pool, db.APILogParams{Model: fmt.Sprint("m", i), Response: "x", CreatedAt: now.Add(-age)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := db.PruneAPILogs(ctx, pool, now.Add(-30*24*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v; want 2", n, err)
+	}
+	logs, err := db.RecentAPILogs(ctx, pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 2 || logs[0].Model != "m3" || logs[1].Model != "m2" {
+		t.Errorf("kept %+v; want m3 and m2", logs)
 	}
 }

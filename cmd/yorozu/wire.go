@@ -76,6 +76,13 @@ const (
 	kbSyncCron = "*/5 * * * *"
 )
 
+// Model call logs older than API_LOG_RETENTION are deleted once a day, at
+// a quiet hour.
+const (
+	apiLogPruneJob  = "api_log_prune"
+	apiLogPruneCron = "40 4 * * *"
+)
+
 // tokenSecretKey is where the continuation-token secret is kept.
 const tokenSecretKey = "continuation_token_secret"
 
@@ -271,6 +278,16 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 	if err := a.sched.AddPeriodic(kbSyncJob, kbSyncCron, func(ctx context.Context, _ time.Time) error {
 		return a.memory.SyncKnowledgeBase(ctx)
+	}); err != nil {
+		return err
+	}
+	if err := a.sched.AddPeriodic(apiLogPruneJob, apiLogPruneCron, func(ctx context.Context, _ time.Time) error {
+		n, err := db.PruneAPILogs(ctx, a.db.pool, time.Now().Add(-cfg.APILogRetention))
+		if err != nil {
+			return err
+		}
+		a.logger.Info("model call logs pruned", "deleted", n, "api_log_retention", cfg.APILogRetention.String())
+		return nil
 	}); err != nil {
 		return err
 	}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+// TestAPILogPruneJob: "yorozu jobs run api_log_prune" deletes the model
+// call logs older than API_LOG_RETENTION and keeps the rest (the same job
+// runs daily on the schedule, apiLogPruneCron).
+func TestAPILogPruneJob(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := dbtest.URL(t)
+	pool, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, age := range []time.Duration{30 * 24 * time.Hour, 8 * 24 * time.Hour, 6 * 24 * time.Hour, time.Minute} {
+		err := db.InsertAPILog(ctx, pool, db.APILogParams{Model: fmt.Sprint("m", i), Response: "x", CreatedAt: now.Add(-age)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"DATABASE_URL": url, "API_LOG_RETENTION": "7d"}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"jobs", "run", "api_log_prune"}, func(k string) string { return env[k] }, &stdout, &stderr); err != nil {
+		t.Fatalf("jobs run api_log_prune: %v\n%s", err, stderr.String())
+	}
+	logs, err := db.RecentAPILogs(ctx, pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 2 || logs[0].Model != "m3" || logs[1].Model != "m2" {
+		t.Errorf("kept %d logs %+v; want m3 and m2 (younger than 7 days)", len(logs), logs)
+	}
+	if !bytes.Contains(stderr.Bytes(), []byte("deleted=2")) {
+		t.Errorf("no log line of the 2 deleted; stderr:\n%s", stderr.String())
+	}
+}
