@@ -13,6 +13,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,6 +64,8 @@ type Message struct {
 	// Nonce and EnforceNonce are as the creator sent them.
 	Nonce        string
 	EnforceNonce bool
+	// CreatedAt is when the fake made the message.
+	CreatedAt time.Time
 }
 
 // Attachment is a file sent with a message as multipart/form-data.
@@ -518,7 +521,7 @@ func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
 	if m.Author != nil {
 		authorID = m.Author.ID
 	}
-	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID})
+	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID, CreatedAt: m.Timestamp})
 	s.mu.Unlock()
 	s.Dispatch("MESSAGE_CREATE", m)
 	return m
@@ -574,6 +577,9 @@ func (s *Server) Close() {
 }
 
 func (s *Server) storeLocked(m *Message) {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
 }
@@ -588,10 +594,58 @@ func (s *Server) wireMessage(m *Message) *discordgo.Message {
 		ChannelID:        m.ChannelID,
 		Content:          m.Content,
 		Author:           author,
-		Timestamp:        time.Now(),
+		Timestamp:        m.CreatedAt,
 		MessageReference: m.Reference,
 		WebhookID:        m.WebhookID,
 	}
+}
+
+// listedMessage is a message as GET /channels/{id}/messages lists it:
+// discordgo's Message has no nonce field.
+type listedMessage struct {
+	*discordgo.Message
+	Nonce string `json:"nonce,omitempty"`
+}
+
+// listLocked answers GET /channels/{id}/messages: newest first, at most
+// limit (default 50, at most 100), before or after a message id.
+func (s *Server) listLocked(channelID string, q url.Values) response {
+	limit := 50
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return apiError(400, 50035, "Invalid Form Body: limit: must be between 1 and 100")
+		}
+		limit = n
+	}
+	before, after := q.Get("before"), q.Get("after")
+	ids := s.order[channelID]
+	out := []listedMessage{}
+	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
+		if before != "" && !snowflakeLess(ids[i], before) || after != "" && !snowflakeLess(after, ids[i]) {
+			continue
+		}
+		m := s.messages[ids[i]]
+		out = append(out, listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce})
+	}
+	return response{status: 200, body: out}
+}
+
+// snowflakeLess orders ids as numbers, as Discord does.
+func snowflakeLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// ForgetNonces makes the fake forget every enforced nonce, as Discord does
+// a few minutes after a message was created: a repeat of the POST then
+// creates a second message.
+func (s *Server) ForgetNonces() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.nonces)
 }
 
 // --- REST ---------------------------------------------------------------
@@ -747,7 +801,7 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		}
 		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1]}}
 	case seg[0] == "channels" && len(seg) >= 3:
-		return s.channelLocked(r.Method, seg[1], seg[2:], body)
+		return s.channelLocked(r.Method, seg[1], seg[2:], body, r.URL.Query())
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && r.Method == http.MethodGet:
 		if !s.members[seg[1]+"/"+seg[3]] {
 			return apiError(http.StatusNotFound, 10007, "Unknown Member")
@@ -814,7 +868,7 @@ type outgoing struct {
 	Embeds           []json.RawMessage                 `json:"embeds"`
 }
 
-func (s *Server) channelLocked(method, channelID string, rest []string, body json.RawMessage) response {
+func (s *Server) channelLocked(method, channelID string, rest []string, body json.RawMessage, query url.Values) response {
 	if f, ok := s.failures[channelID]; ok {
 		return apiError(f.status, f.code, f.message)
 	}
@@ -824,6 +878,8 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 	switch {
 	case len(rest) == 1 && rest[0] == "typing" && method == http.MethodPost:
 		return response{status: http.StatusNoContent}
+	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodGet:
+		return s.listLocked(channelID, query)
 	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodPost:
 		var in outgoing
 		if err := json.Unmarshal(body, &in); err != nil {

@@ -2,6 +2,7 @@ package discordtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -144,5 +145,74 @@ func TestGatewayDispatchesMessages(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no MESSAGE_CREATE")
+	}
+}
+
+// GET /channels/{id}/messages lists the channel newest first, with paging,
+// each message with its nonce and creation time; after ForgetNonces a
+// repeated POST makes a second message, as Discord does once its nonce
+// memory has passed.
+func TestListMessagesAndForgetNonces(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddChannel("1")
+	before := time.Now().Add(-time.Second)
+	post := func(content, nonce string) string {
+		t.Helper()
+		body := map[string]any{"content": content, "nonce": nonce, "enforce_nonce": true}
+		raw, err := s.RequestWithBucketID("POST", discordgo.EndpointChannelMessages("1"), body, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m discordgo.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	a, b, c := post("a", "n1"), post("b", "n2"), post("c", "n3")
+	if again := post("a again", "n1"); again != a {
+		t.Errorf("a repeated nonce made message %s, want %s", again, a)
+	}
+
+	type listed struct {
+		ID        string    `json:"id"`
+		Content   string    `json:"content"`
+		Nonce     string    `json:"nonce"`
+		Timestamp time.Time `json:"timestamp"`
+	}
+	list := func(query string) []listed {
+		t.Helper()
+		raw, err := s.RequestWithBucketID("GET", discordgo.EndpointChannelMessages("1")+query, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []listed
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := list("")
+	if len(all) != 3 || all[0].ID != c || all[1].ID != b || all[2].ID != a || all[2].Nonce != "n1" ||
+		all[0].Timestamp.Before(before) || all[0].Timestamp.After(time.Now()) {
+		t.Errorf("list = %+v, want c, b, a newest first with nonces and times", all)
+	}
+	if got := list("?limit=1&before=" + c); len(got) != 1 || got[0].ID != b {
+		t.Errorf("before c, limit 1 = %+v, want b", got)
+	}
+	if got := list("?after=" + a); len(got) != 2 || got[1].ID != b {
+		t.Errorf("after a = %+v, want c, b", got)
+	}
+	if _, err := s.RequestWithBucketID("GET", discordgo.EndpointChannelMessages("1")+"?limit=500", nil, ""); err == nil {
+		t.Error("limit 500 accepted")
+	}
+
+	srv.ForgetNonces()
+	if again := post("a again", "n1"); again == a {
+		t.Error("a forgotten nonce still answered with the first message")
+	}
+	if n := len(srv.Messages("1")); n != 4 {
+		t.Errorf("%d messages, want 4 once the nonce was forgotten", n)
 	}
 }
