@@ -101,15 +101,7 @@ func TestReminderDueWhileDownIsDeliveredOnceAfterStart(t *testing.T) {
 // forecast and posts it through the webhook, with the model's comment.
 func TestWeatherJobRunsOnceNow(t *testing.T) {
 	h := start(t, map[string]string{"DISCORD_TOKEN": ""}) // only for its fakes and database
-	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
-	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
-			w.Write(forecast)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer jma.Close()
+	jmaURL := fakeJMA(t)
 	h.discord.AddWebhook("500000000000000001", "hook-token", channelID)
 	h.script(ollamatest.Text("洗濯日和ですね！"))
 
@@ -117,7 +109,7 @@ func TestWeatherJobRunsOnceNow(t *testing.T) {
 	env := map[string]string{
 		"DATABASE_URL":        h.dbURL,
 		"OLLAMA_HOST":         h.ollama.URL(),
-		"JMA_BASE_URL":        jma.URL + "/bosai/",
+		"JMA_BASE_URL":        jmaURL,
 		"WEATHER_WEBHOOK_URL": h.discord.URL() + "api/v10/webhooks/500000000000000001/hook-token",
 		"TIMEZONE":            "Asia/Tokyo",
 	}
@@ -145,16 +137,8 @@ func TestWeatherJobRunsOnceNow(t *testing.T) {
 // answered from the JMA forecast, and the chart of the same forecast
 // follows the answer as a PNG reply; the scheduled post carries it too.
 func TestWeatherQuestionGetsTheChart(t *testing.T) {
-	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
-	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
-			w.Write(forecast)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer jma.Close()
-	h := start(t, map[string]string{"JMA_BASE_URL": jma.URL + "/bosai/"})
+	jmaURL := fakeJMA(t)
+	h := start(t, map[string]string{"JMA_BASE_URL": jmaURL})
 	h.script(ollamatest.Text("明日は午後から雨の予報です。"))
 
 	q := h.mention(aliceID, "明日の天気は？")
@@ -221,6 +205,22 @@ func TestWebToolsAreGuarded(t *testing.T) {
 // shiftedForecast reads a JMA fixture reported on reportDay and moves every
 // date in it so that the report is from today in Japan: run cannot be given
 // a clock, so the forecast must be current.
+// fakeJMA serves Tokyo's 05:00 forecast, moved to today, and returns the
+// base URL for JMA_BASE_URL.
+func fakeJMA(t *testing.T) string {
+	t.Helper()
+	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
+	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
+			w.Write(forecast)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(jma.Close)
+	return jma.URL + "/bosai/"
+}
+
 func shiftedForecast(t *testing.T, path, reportDay string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

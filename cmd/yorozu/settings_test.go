@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,16 +12,8 @@ import (
 // at start gets a channel and a schedule on the admin page, and posts there
 // on that schedule — no restart. Taking the channel away again stops it.
 func TestPostSettingsApplyWithoutRestart(t *testing.T) {
-	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
-	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/forecast/data/forecast/130000.json") {
-			w.Write(forecast)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer jma.Close()
-	h := start(t, map[string]string{"ADMIN_PASSWORD": adminPassword, "JMA_BASE_URL": jma.URL + "/bosai/"})
+	jmaURL := fakeJMA(t)
+	h := start(t, map[string]string{"ADMIN_PASSWORD": adminPassword, "JMA_BASE_URL": jmaURL})
 	const weatherChannel = "600000000000000007"
 	h.discord.AddChannel(weatherChannel)
 	admin := h.adminClient(t)
