@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -38,10 +40,13 @@ func (reminderArgs) InsertOpts() river.InsertOpts {
 type reminderWorker struct {
 	river.WorkerDefaults[reminderArgs]
 	s *Scheduler
+
+	mu   sync.Mutex
+	self string // the bot's user id, once known
 }
 
 func (w *reminderWorker) Timeout(*river.Job[reminderArgs]) time.Duration {
-	return w.s.opts.SendTimeout + 15*time.Second
+	return w.s.reminderTimeout()
 }
 
 func (w *reminderWorker) NextRetry(job *river.Job[reminderArgs]) time.Time {
@@ -73,7 +78,27 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 
 	attempts := r.Attempts + 1
 	now := w.s.now()
-	msg, sendErr := w.send(ctx, r, now)
+	var msg *discordgo.Message
+	var sendErr error
+	// An earlier attempt (failed, or cut short by a crash before its
+	// commit) may have reached Discord, and Discord forgets a nonce after
+	// a few minutes: look for that message before posting again.
+	if job.Attempt > 1 || r.Attempts > 0 {
+		msg, sendErr = w.findPosted(ctx, r)
+		switch {
+		case sendErr != nil && isPermanent(sendErr):
+			// No Read Message History here: post, relying on the nonce.
+			w.s.log.Warn("cannot look for an earlier delivery; posting again with the same nonce",
+				"reminder_id", id, "channel_id", r.ChannelID, "err", describeSendError(sendErr))
+			msg, sendErr = nil, nil
+		case msg != nil:
+			w.s.log.Info("reminder already posted by an earlier attempt; not posting again",
+				"reminder_id", id, "message_id", msg.ID)
+		}
+	}
+	if msg == nil && sendErr == nil {
+		msg, sendErr = w.send(ctx, r, now)
+	}
 	if sendErr != nil && ctx.Err() != nil {
 		// Shutting down or out of time: not the reminder's fault. River
 		// hands the job back; the row is unchanged.
@@ -143,7 +168,7 @@ func (w *reminderWorker) send(ctx context.Context, r db.Reminder, now time.Time)
 		// the text stay plain text.
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, Users: []string{r.UserID}},
 		// A retry after a lost response is not posted twice.
-		Nonce:        strconv.FormatInt(r.ID, 10),
+		Nonce:        reminderNonce(r),
 		EnforceNonce: true,
 	}
 	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)
@@ -158,10 +183,106 @@ func (w *reminderWorker) send(ctx context.Context, r db.Reminder, now time.Time)
 	return &m, nil
 }
 
+// maxSearchPages bounds the look for an earlier delivery: 100 messages a
+// page, newest first.
+const maxSearchPages = 10
+
+// listedMessage is a message as GET /channels/{id}/messages lists it;
+// discordgo's Message has no nonce.
+type listedMessage struct {
+	ID        string          `json:"id"`
+	Content   string          `json:"content"`
+	Timestamp time.Time       `json:"timestamp"`
+	Nonce     json.RawMessage `json:"nonce"`
+	Author    *struct {
+		ID  string `json:"id"`
+		Bot bool   `json:"bot"`
+	} `json:"author"`
+}
+
+// findPosted looks in r's channel for the reminder's message, posted by an
+// earlier attempt whose outcome was never recorded: a message by the bot,
+// made since the reminder could first go out, carrying r's nonce or
+// starting with its text. Nil when there is none.
+func (w *reminderWorker) findPosted(ctx context.Context, r db.Reminder) (*discordgo.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.s.opts.SendTimeout)
+	defer cancel()
+	botID, err := w.botID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	since := r.DueAt
+	if r.CreatedAt.Before(since) {
+		since = r.CreatedAt
+	}
+	since = since.Add(-time.Minute) // clocks differ; a job may start just early
+	nonce := reminderNonce(r)
+	marker := reminderHead(r)
+	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)
+	before := ""
+	for range maxSearchPages {
+		url := endpoint + "?limit=100"
+		if before != "" {
+			url += "&before=" + before
+		}
+		raw, err := w.s.opts.Discord.RequestWithBucketID(http.MethodGet, url, nil, endpoint, discordgo.WithContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("look for reminder %d in channel %s: %w", r.ID, r.ChannelID, err)
+		}
+		var page []listedMessage
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("look for reminder %d in channel %s: decode: %w", r.ID, r.ChannelID, err)
+		}
+		for _, m := range page {
+			if m.Timestamp.Before(since) {
+				return nil, nil // newest first: the rest is older still
+			}
+			if m.Author == nil || m.Author.ID != botID {
+				continue
+			}
+			if strings.Trim(string(m.Nonce), `"`) == nonce || strings.HasPrefix(m.Content, marker) {
+				return &discordgo.Message{ID: m.ID, ChannelID: r.ChannelID, Content: m.Content, Timestamp: m.Timestamp}, nil
+			}
+		}
+		if len(page) < 100 {
+			return nil, nil
+		}
+		before = page[len(page)-1].ID
+	}
+	return nil, nil
+}
+
+// botID is the bot's own user id, asked of Discord once.
+func (w *reminderWorker) botID(ctx context.Context) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.self != "" {
+		return w.self, nil
+	}
+	raw, err := w.s.opts.Discord.RequestWithBucketID(http.MethodGet, discordgo.EndpointUser("@me"), nil, discordgo.EndpointUser("@me"), discordgo.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("get the bot's user: %w", err)
+	}
+	var u discordgo.User
+	if err := json.Unmarshal(raw, &u); err != nil || u.ID == "" {
+		return "", fmt.Errorf("get the bot's user: unexpected answer %.100q", raw)
+	}
+	w.self = u.ID
+	return u.ID, nil
+}
+
+// reminderNonce is the nonce every attempt to deliver r carries.
+func reminderNonce(r db.Reminder) string { return strconv.FormatInt(r.ID, 10) }
+
+// reminderHead is how every delivery of r begins, whatever its lateness note.
+func reminderHead(r db.Reminder) string {
+	return "<@" + r.UserID + "> ⏰ リマインド: " + r.Content
+}
+
 // ReminderText is the message that delivers r at now: the mention, the
 // content and, when it is late by LateAfter or more, by how much.
 func ReminderText(r db.Reminder, now time.Time, loc *time.Location, lateAfter time.Duration) string {
-	text := "<@" + r.UserID + "> ⏰ リマインド: " + r.Content
+	text := reminderHead(r)
 	late := now.Sub(r.DueAt)
 	if late < lateAfter {
 		return text

@@ -61,6 +61,14 @@ type Options struct {
 	SendTimeout time.Duration
 	// JobTimeout bounds one run of a named job. Default 10 min.
 	JobTimeout time.Duration
+	// RescueAfter is how long a reminder delivery may stay running before
+	// it is taken for the work of a crashed process and tried again (River's
+	// RescueStuckJobsAfter; its rescuer looks every 30 s). Short, so the
+	// retry comes while Discord may still remember the nonce; the retry
+	// looks for the message first anyway. Default 90 s; at least one
+	// delivery's own deadline (2 × SendTimeout + 5 s). Named jobs are
+	// rescued only after their JobTimeout.
+	RescueAfter time.Duration
 
 	MaxAhead   time.Duration // REMINDER_MAX_AHEAD_DAYS; default 365 days
 	MaxPending int           // REMINDER_MAX_PENDING, per user; default 50
@@ -103,6 +111,9 @@ func (o *Options) defaults() {
 	}
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = 10 * time.Minute
+	}
+	if o.RescueAfter <= 0 {
+		o.RescueAfter = 90 * time.Second
 	}
 	if o.MaxAhead <= 0 {
 		o.MaxAhead = 365 * 24 * time.Hour
@@ -189,14 +200,16 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		ID:                   opts.ClientID,
-		Logger:               slog.New(&minLevel{Handler: s.log.Handler(), min: slog.LevelWarn}),
-		Queues:               queues,
-		Workers:              workers,
-		FetchCooldown:        cooldown,
-		FetchPollInterval:    opts.PollInterval,
-		JobTimeout:           opts.JobTimeout,
-		RescueStuckJobsAfter: opts.JobTimeout + 5*time.Minute,
+		ID:                opts.ClientID,
+		Logger:            slog.New(&minLevel{Handler: s.log.Handler(), min: slog.LevelWarn}),
+		Queues:            queues,
+		Workers:           workers,
+		FetchCooldown:     cooldown,
+		FetchPollInterval: opts.PollInterval,
+		// Each worker sets its own timeout, which River's rescuer honours:
+		// a named job is not taken for stuck before its JobTimeout.
+		JobTimeout:           s.reminderTimeout(),
+		RescueStuckJobsAfter: max(opts.RescueAfter, s.reminderTimeout()),
 		Middleware:           []rivertype.Middleware{river.JobInsertMiddlewareFunc(availableSoon)},
 	})
 	if err != nil {
@@ -260,6 +273,10 @@ func (s *Scheduler) Stop(ctx context.Context) error {
 	})
 	return s.stopErr
 }
+
+// reminderTimeout bounds one delivery attempt: a look for an earlier
+// delivery, the post, and the record of the result.
+func (s *Scheduler) reminderTimeout() time.Duration { return 2*s.opts.SendTimeout + 5*time.Second }
 
 // Reminders is the reminder service over this scheduler.
 func (s *Scheduler) Reminders() *Reminders { return &Reminders{s: s} }
