@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
 // TestAPILogPruneJob: "yorozu jobs run api_log_prune" deletes the model
@@ -48,4 +50,19 @@ func TestAPILogPruneJob(t *testing.T) {
 	if !bytes.Contains(stderr.Bytes(), []byte("deleted=2")) {
 		t.Errorf("no log line of the 2 deleted; stderr:\n%s", stderr.String())
 	}
+}
+
+// TestRateLimitSetOnThePageLimitsDiscord: the admin page's user_rate_limit
+// is the one limiter both adapters use, so lowering it there limits Discord
+// mentions at once, without a restart.
+func TestRateLimitSetOnThePageLimitsDiscord(t *testing.T) {
+	h := start(t, map[string]string{"ADMIN_PASSWORD": adminPassword, "USER_RATE_LIMIT": "0"})
+	h.script(ollamatest.Text("はい、どうぞ。"))
+	admin := h.adminClient(t)
+	admin.call(t, "PUT", "/api/settings", nil, `{"user_rate_limit": "1/hour"}`)
+
+	h.mention(aliceID, "一つ目")
+	h.waitReply(t, 1, equals("はい、どうぞ。"))
+	h.mention(aliceID, "二つ目")
+	h.waitReply(t, 2, func(s string) bool { return strings.Contains(s, "ペースが速い") })
 }
