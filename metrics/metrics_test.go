@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestRouteGroup(t *testing.T) {
 }
 
 // TestStatsOfTheLastHour: turns older than an hour drop out; percentiles
-// are over turns that showed text; failures count, cancellations do not.
+// are over the turns that showed text.
 func TestStatsOfTheLastHour(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	m := New(Options{Now: func() time.Time { return now }, QueueLength: func() int { return 3 }})
@@ -59,8 +60,8 @@ func TestStatsOfTheLastHour(t *testing.T) {
 	m.LLMCall(llm.Call{Model: "m", CompletionTokens: 50, EvalDuration: time.Second})
 
 	st := m.Stats()
-	if st.Turns != 22 || st.Errors != 1 || st.QueueLength != 3 {
-		t.Errorf("turns %d errors %d queue %d; want 22, 1, 3", st.Turns, st.Errors, st.QueueLength)
+	if st.TextTurns != 20 || st.QueueLength != 3 {
+		t.Errorf("turns with text %d, queue %d; want 20, 3", st.TextTurns, st.QueueLength)
 	}
 	if st.FirstTextP50 != 10*time.Second || st.FirstTextP95 != 19*time.Second {
 		t.Errorf("first text p50 %s p95 %s; want 10s and 19s", st.FirstTextP50, st.FirstTextP95)
@@ -75,6 +76,8 @@ func TestUnknownToolsShareOneLabel(t *testing.T) {
 	m.SetTools([]string{"web_search"})
 	m.toolFinished(llm.ToolFinished{Name: "web_search"})
 	m.toolFinished(llm.ToolFinished{Name: "made_up_by_the_model", Err: errors.New("unknown tool")})
+	// As the pipeline reports a tool it gave up on.
+	m.toolFinished(llm.ToolFinished{Name: "web_search", Err: fmt.Errorf("web_search %w after 60s", llm.ErrToolTimeout)})
 	m.toolFinished(llm.ToolFinished{Name: "web_search", Err: context.DeadlineExceeded})
 	fams, err := m.Registry().Gather()
 	if err != nil {
@@ -89,7 +92,7 @@ func TestUnknownToolsShareOneLabel(t *testing.T) {
 			got[s.Label[1].GetValue()+"/"+s.Label[0].GetValue()] = s.Counter.GetValue()
 		}
 	}
-	want := map[string]float64{"web_search/ok": 1, "web_search/timeout": 1, "unknown/error": 1}
+	want := map[string]float64{"web_search/ok": 1, "web_search/timeout": 2, "unknown/error": 1}
 	if len(got) != len(want) {
 		t.Fatalf("tool series = %v, want %v", got, want)
 	}

@@ -15,7 +15,7 @@ import (
 
 // Turns is chat router middleware: it counts each turn by adapter, route
 // and outcome, times its first text and its end, counts the tool calls it
-// makes, and keeps it for Stats.
+// makes, and keeps its time to first text for Stats.
 func (m *Metrics) Turns(route string, next chat.Handler) chat.Handler {
 	return chat.HandlerFunc(func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
 		adapter := adapterLabel(req.Source)
@@ -40,7 +40,9 @@ func (m *Metrics) Turns(route string, next chat.Handler) chat.Handler {
 		outcome := llm.Outcome(err)
 		m.turns.WithLabelValues(adapter, route, outcome).Inc()
 		m.turnDuration.WithLabelValues(adapter).Observe(took.Seconds())
-		m.window.addTurn(turnSample{at: start, firstText: firstText, failed: err != nil && outcome != "canceled"})
+		if firstText >= 0 {
+			m.window.addTurn(turnSample{at: start, firstText: firstText})
+		}
 		return err
 	})
 }
@@ -62,7 +64,9 @@ func (m *Metrics) toolFinished(e llm.ToolFinished) {
 	name := m.tools.label(e.Name)
 	outcome := "ok"
 	switch {
-	case errors.Is(e.Err, context.DeadlineExceeded):
+	// The pipeline reports a tool it gave up on as llm.ErrToolTimeout; a
+	// tool may also return its own deadline's error.
+	case errors.Is(e.Err, llm.ErrToolTimeout), errors.Is(e.Err, context.DeadlineExceeded):
 		outcome = "timeout"
 	case e.Err != nil:
 		outcome = "error"

@@ -7,13 +7,15 @@ import (
 	"time"
 )
 
-// Stats sums up the recent past of this process, for the /stats command.
+// Stats sums up the recent past of this process, for the /stats command:
+// what only this process can know (how long its users waited, how fast its
+// model calls generated, its queue). Counts that several processes share
+// (turns, tokens, reminders) are in the database.
 type Stats struct {
 	Window time.Duration
-	Turns  int
-	Errors int // turns that failed (a cancelled turn is not an error)
-	// FirstTextP50 and FirstTextP95 are over turns that showed text; zero
-	// when none did.
+	// TextTurns is the number of turns that showed text; FirstTextP50 and
+	// FirstTextP95 are over them (nearest rank), zero when there were none.
+	TextTurns                  int
 	FirstTextP50, FirstTextP95 time.Duration
 	// TokensPerSecond is completion tokens over Ollama's generation time;
 	// zero when nothing was generated.
@@ -23,8 +25,7 @@ type Stats struct {
 
 type turnSample struct {
 	at        time.Time
-	firstText time.Duration // -1 when no text was shown
-	failed    bool
+	firstText time.Duration
 }
 
 type generationSample struct {
@@ -82,13 +83,7 @@ func (m *Metrics) Stats() Stats {
 		if t.at.Before(cutoff) {
 			continue
 		}
-		st.Turns++
-		if t.failed {
-			st.Errors++
-		}
-		if t.firstText >= 0 {
-			firsts = append(firsts, t.firstText)
-		}
+		firsts = append(firsts, t.firstText)
 	}
 	for _, g := range m.window.generations {
 		if !g.at.Before(cutoff) {
@@ -97,6 +92,7 @@ func (m *Metrics) Stats() Stats {
 		}
 	}
 	m.window.mu.Unlock()
+	st.TextTurns = len(firsts)
 	st.FirstTextP50 = percentile(firsts, 0.50)
 	st.FirstTextP95 = percentile(firsts, 0.95)
 	if took > 0 {

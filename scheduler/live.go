@@ -1,9 +1,13 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // PostSettings are what the admin page may change in a scheduled post
@@ -44,6 +48,19 @@ func (l *livePost) register(s *Scheduler, fn JobFunc) error {
 	}
 	l.sched = s
 	return nil
+}
+
+// runOnce runs fn for the slot at outside the queue, the way the
+// registered job runs: JobDone hears how it ended and its model calls are a
+// job's. Before register, fn runs alone (its model calls still a job's).
+func (l *livePost) runOnce(ctx context.Context, fn JobFunc, at time.Time) error {
+	l.mu.Lock()
+	s := l.sched
+	l.mu.Unlock()
+	if s == nil {
+		return fn(llm.WithKind(ctx, llm.KindJob), at)
+	}
+	return s.runJob(ctx, l.job, fn, at)
 }
 
 // apply puts p in force, moving the job to p's schedule when it changed. A

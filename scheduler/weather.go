@@ -307,7 +307,8 @@ func (w *Weather) comment(ctx context.Context, model string, f *weather.Forecast
 
 // CatchUp posts the latest slot when it passed within CatchUpWithin and was
 // not posted (the bot was down then). Call it once after start; across
-// processes the slot still posts once.
+// processes the slot still posts once. It counts as a run of the job
+// (Options.JobDone) once Register has been called.
 func (w *Weather) CatchUp(ctx context.Context) error {
 	set := w.live.get()
 	if !set.Dest.Enabled() {
@@ -330,7 +331,7 @@ func (w *Weather) CatchUp(ctx context.Context) error {
 		return err
 	}
 	w.o.Logger.Info("posting a missed slot", "slot", last)
-	return w.Run(ctx, last)
+	return w.live.runOnce(ctx, w.Run, last)
 }
 
 // slotKey is the slot's identity: its second. Cron slots are whole

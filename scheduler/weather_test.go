@@ -3,12 +3,14 @@ package scheduler
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,4 +325,53 @@ func assertChart(t *testing.T, m discordtest.Message) {
 	if cfg.Width != weather.ChartWidth || cfg.Height != weather.ChartHeight {
 		t.Errorf("chart is %dx%d, want %dx%d", cfg.Width, cfg.Height, weather.ChartWidth, weather.ChartHeight)
 	}
+}
+
+// TestWeatherCatchUpIsARunOfTheJob: a missed slot posted at start is
+// reported like a scheduled run (JobDone), and its comment is a job's
+// model call, not a user's turn.
+func TestWeatherCatchUpIsARunOfTheJob(t *testing.T) {
+	e := newWeatherEnv(t, "2025-06-10 08:00")
+	e.ollama.Script(ollamatest.Text("おはようございます！"))
+	var mu sync.Mutex
+	var heard []string
+	s := newScheduler(t, e.pool, nil, Options{JobDone: func(name string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard = append(heard, fmt.Sprintf("%s %v", name, err))
+	}})
+	kinds := make(chan string, 1)
+	e.opts.Pipeline = kindPipeline{Pipeline: e.opts.Pipeline, kinds: kinds}
+	w := NewWeather(e.opts)
+	if err := w.Register(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.discord.Messages("555")); n != 1 {
+		t.Fatalf("%d posts, want the missed slot", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(heard, []string{"weather <nil>"}) {
+		t.Errorf("JobDone heard %q, want one successful weather run", heard)
+	}
+	if k := <-kinds; k != llm.KindJob {
+		t.Errorf("the comment was a %q call, want %q", k, llm.KindJob)
+	}
+}
+
+// kindPipeline tells the kind of each model call it passes on.
+type kindPipeline struct {
+	Pipeline
+	kinds chan string
+}
+
+func (p kindPipeline) Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error) {
+	select {
+	case p.kinds <- llm.KindOf(ctx):
+	default:
+	}
+	return p.Pipeline.Run(ctx, req, emit)
 }
