@@ -230,3 +230,38 @@ func DeleteAPILog(ctx context.Context, q Querier, id int64) error {
 	}
 	return nil
 }
+
+// TurnCounts sum up the model calls of a period: how many users' turns
+// reached the model, how many of them failed, and the tokens of every call.
+type TurnCounts struct {
+	Turns  int // turns with a reply call
+	Failed int // of them, turns with a reply call that failed (a cancelled one is not a failure)
+	// PromptTokens and CompletionTokens are over every recorded call of the
+	// period, housekeeping and jobs included (embeddings are not recorded).
+	PromptTokens, CompletionTokens int64
+}
+
+// CountTurnsSince counts the turns and tokens of the calls made since, over
+// every process sharing the database.
+func CountTurnsSince(ctx context.Context, q Querier, since time.Time) (TurnCounts, error) {
+	var c TurnCounts
+	// A call cut short by a shutdown records its context's error last
+	// ("chat MODEL: context canceled"); that is no failure of the turn.
+	err := q.QueryRow(ctx, `
+WITH calls AS (
+    SELECT turn_id, kind, error, prompt_tokens, completion_tokens
+    FROM api_logs WHERE created_at >= $1
+), turns AS (
+    SELECT bool_or(error <> '' AND error NOT LIKE '%context canceled') AS failed
+    FROM calls WHERE kind = 'reply' AND turn_id <> '' GROUP BY turn_id
+)
+SELECT (SELECT count(*) FROM turns),
+       (SELECT count(*) FROM turns WHERE failed),
+       (SELECT coalesce(sum(prompt_tokens), 0) FROM calls),
+       (SELECT coalesce(sum(completion_tokens), 0) FROM calls)`, since.UTC()).
+		Scan(&c.Turns, &c.Failed, &c.PromptTokens, &c.CompletionTokens)
+	if err != nil {
+		return TurnCounts{}, fmt.Errorf("count turns since %s: %w", since.UTC().Format(time.RFC3339), err)
+	}
+	return c, nil
+}

@@ -145,3 +145,40 @@ func TestPruneAPILogs(t *testing.T) {
 		t.Errorf("kept %+v; want m3 and m2", logs)
 	}
 }
+
+// TestCountTurnsSince: a turn is counted once however many calls it made;
+// it failed when one of its reply calls did, but not when it was cut short
+// by a shutdown; housekeeping calls add tokens, not turns.
+func TestCountTurnsSince(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	since := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		turn, kind, err string
+		at              time.Duration
+		prompt, compl   int
+	}{
+		{"a", "reply", "", time.Minute, 100, 10},
+		{"a", "reply", "", 2 * time.Minute, 150, 20},
+		{"b", "reply", "chat m: model unavailable: connection refused", 3 * time.Minute, 0, 0},
+		{"c", "reply", "chat m: context canceled", 4 * time.Minute, 0, 0},
+		{"", "summary", "", 5 * time.Minute, 300, 40},
+		{"old", "reply", "chat m: boom", -time.Minute, 1000, 1000},
+	} {
+		if err := db.InsertAPILog(ctx, pool, db.APILogParams{Model: "m", TurnID: c.turn, Kind: c.kind, Error: c.err,
+			PromptTokens: c.prompt, CompletionTokens: c.compl, CreatedAt: since.Add(c.at)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.CountTurnsSince(ctx, pool, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := db.TurnCounts{Turns: 3, Failed: 1, PromptTokens: 550, CompletionTokens: 70}
+	if got != want {
+		t.Errorf("CountTurnsSince = %+v, want %+v", got, want)
+	}
+	if got, err := db.CountTurnsSince(ctx, pool, since.Add(time.Hour)); err != nil || got != (db.TurnCounts{}) {
+		t.Errorf("an empty period = %+v, %v; want zeros", got, err)
+	}
+}

@@ -201,3 +201,26 @@ func ListReminders(ctx context.Context, q Querier, limit int) ([]Reminder, error
 	}
 	return rs, nil
 }
+
+// ReminderCounts sum up the reminders of a period.
+type ReminderCounts struct {
+	Delivered int // posted in the period
+	Late      int // of them, posted more than the lateness allowed after their time
+	Failed    int // given up on in the period
+}
+
+// CountRemindersSince counts the reminders delivered (and how many of them
+// late, by more than lateAfter) and given up on since.
+func CountRemindersSince(ctx context.Context, q Querier, since time.Time, lateAfter time.Duration) (ReminderCounts, error) {
+	var c ReminderCounts
+	err := q.QueryRow(ctx, `
+SELECT count(*) FILTER (WHERE notified_at >= $1),
+       count(*) FILTER (WHERE notified_at >= $1 AND notified_at > due_at + make_interval(secs => $2)),
+       count(*) FILTER (WHERE failed_at >= $1)
+FROM reminders WHERE notified_at >= $1 OR failed_at >= $1`, since.UTC(), lateAfter.Seconds()).
+		Scan(&c.Delivered, &c.Late, &c.Failed)
+	if err != nil {
+		return ReminderCounts{}, fmt.Errorf("count reminders since %s: %w", since.UTC().Format(time.RFC3339), err)
+	}
+	return c, nil
+}

@@ -104,3 +104,40 @@ func TestReminderLifecycle(t *testing.T) {
 		t.Errorf("mark missing: %v, want ErrNotFound", err)
 	}
 }
+
+// TestCountRemindersSince: delivered and given-up reminders of the period
+// count, late ones are those posted more than the allowance after their
+// time; pending ones and earlier deliveries do not count.
+func TestCountRemindersSince(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	since := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	mk := func(due time.Time) int64 {
+		r, err := db.CreateReminder(ctx, pool, db.ReminderParams{ChannelID: "1", UserID: "2", Content: "x", DueAt: due})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	deliver := func(due, at time.Time) {
+		if err := db.MarkReminderDelivered(ctx, pool, mk(due), "m", at, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := since.Add(10 * time.Minute)
+	deliver(at, at.Add(2*time.Second))                    // on time
+	deliver(at, at.Add(59*time.Second))                   // within the allowance
+	deliver(at.Add(-3*time.Hour), at)                     // late: due while the bot was down
+	deliver(since.Add(-time.Hour), since.Add(-time.Hour)) // before the period
+	if err := db.MarkReminderFailed(ctx, pool, mk(at), at, 5, "Missing Access"); err != nil {
+		t.Fatal(err)
+	}
+	mk(at.Add(time.Hour)) // pending
+	got, err := db.CountRemindersSince(ctx, pool, since, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (db.ReminderCounts{Delivered: 3, Late: 1, Failed: 1}); got != want {
+		t.Errorf("CountRemindersSince = %+v, want %+v", got, want)
+	}
+}
