@@ -294,6 +294,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	if a.bot != nil {
 		addRemindCommand(a.bot, a.sched.Reminders(), a.logger)
 		addMemoryCommands(a.bot, a.memory, cfg.Location, a.logger)
+		addStatsCommand(a.bot, a.metrics, a.db.pool, a.logger)
 	}
 	return nil
 }
