@@ -33,6 +33,8 @@ Usage:
                     run one scheduled job (weather, tips) once, now
   yorozu admin set-password
                     set the admin page password from standard input
+  yorozu healthcheck
+                    ask the running yorozu (HTTP_ADDR) for /readyz; exit 0 when ready
   yorozu version    print the version and exit
   yorozu help       show this help
 
@@ -68,6 +70,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "jobs":
 		return jobs(ctx, rest, getenv, stdout, stderr)
+	case "healthcheck":
+		if done, err := parseFlags("healthcheck", "ask the yorozu serving HTTP_ADDR on this host for /readyz and exit 0 only when it is ready (for a container health check)", rest, stdout, stderr); done || err != nil {
+			return err
+		}
+		return healthcheck(ctx, getenv, stdout, stderr)
 	case "admin":
 		return adminCmd(ctx, rest, getenv, os.Stdin, stdout, stderr)
 	case "help":
