@@ -19,7 +19,8 @@ import (
 // is wired here.
 
 // statsWindow is the period /stats sums up; reminderLateAfter is how late
-// a delivered reminder may be before /stats calls it late.
+// a delivered reminder may be before /stats calls it late, the lateness at
+// which the reminder itself says it is late (scheduler.Options.LateAfter).
 const (
 	statsWindow       = time.Hour
 	reminderLateAfter = time.Minute
