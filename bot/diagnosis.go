@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
@@ -41,6 +45,8 @@ const (
 	DiagNoGuild           = "discord_no_guild"
 	DiagCommands          = "discord_commands_not_registered"
 	DiagChannel           = "discord_channel"
+	DiagChannelPerms      = "discord_channel_permissions"
+	DiagWebhook           = "discord_webhook"
 )
 
 // String is the diagnosis as one log line.
@@ -58,9 +64,41 @@ const (
 )
 
 // InvitePermissions are the permissions README lists for the invite: View
-// Channels, Send Messages, Send Messages in Threads, Read Message History.
+// Channels, Send Messages, Send Messages in Threads, Read Message History
+// and Attach Files (the weather chart is a file).
 const InvitePermissions = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages |
-	discordgo.PermissionSendMessagesInThreads | discordgo.PermissionReadMessageHistory
+	discordgo.PermissionSendMessagesInThreads | discordgo.PermissionReadMessageHistory |
+	discordgo.PermissionAttachFiles
+
+// PostPermissions are what the bot needs in a scheduled post's channel:
+// View Channels, Send Messages and Attach Files.
+const PostPermissions = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages |
+	discordgo.PermissionAttachFiles
+
+// permissionNames names the permissions yorozu asks for, in Japanese and
+// English as Discord's settings show them.
+var permissionNames = []struct {
+	bit  int64
+	name string
+}{
+	{discordgo.PermissionViewChannel, "チャンネルを見る / View Channels"},
+	{discordgo.PermissionSendMessages, "メッセージを送信 / Send Messages"},
+	{discordgo.PermissionSendMessagesInThreads, "スレッドでメッセージを送信 / Send Messages in Threads"},
+	{discordgo.PermissionReadMessageHistory, "メッセージ履歴を読む / Read Message History"},
+	{discordgo.PermissionAttachFiles, "ファイルを添付 / Attach Files"},
+}
+
+// PermissionNames lists the names of the permissions in perms that yorozu
+// asks for, comma-separated.
+func PermissionNames(perms int64) string {
+	var names []string
+	for _, p := range permissionNames {
+		if perms&p.bit != 0 {
+			names = append(names, p.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 // InviteURL is the link that adds the application to a server with the bot
 // and applications.commands scopes and InvitePermissions.
@@ -149,6 +187,11 @@ func Diagnose(ctx context.Context, opts Options) ([]Diagnosis, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Events that arrive while connected are dropped, as while stopping:
+	// a mention in that moment is the running bot's to answer.
+	b.mu.Lock()
+	b.stopping = true
+	b.mu.Unlock()
 	defer unrouteDiscordgoLogs(b.dgLog)
 	if err := b.connectOnce(ctx); err != nil {
 		return []Diagnosis{diagnoseConnect(err)}, nil
@@ -163,33 +206,134 @@ func Diagnose(ctx context.Context, opts Options) ([]Diagnosis, error) {
 	return nil, nil
 }
 
-// CheckChannel reports whether the bot can see channelID (a scheduled
-// post's WEATHER_CHANNEL_ID or TIPS_CHANNEL_ID) over REST; nil when it can.
-// It posts nothing. Whether the bot may also send there depends on the
-// channel's permission overwrites, which Discord tells only by trying.
-func (b *Bot) CheckChannel(ctx context.Context, channelID string) *Diagnosis {
+// CheckChannel reports whether the bot can post in channelID (a scheduled
+// post's WEATHER_CHANNEL_ID or TIPS_CHANNEL_ID): the channel exists, the bot
+// sees it, and its permissions there (roles and the channel's overwrites,
+// read over REST) include need, e.g. PostPermissions. Nil when it can. It
+// posts nothing.
+func (b *Bot) CheckChannel(ctx context.Context, channelID string, need int64) *Diagnosis {
 	ctx, cancel := context.WithTimeout(ctx, restTimeout)
 	defer cancel()
-	_, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
-	if err == nil {
-		return nil
+	ch, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
+	if err != nil {
+		return channelDiagnosis(channelID, err)
 	}
+	if ch.GuildID == "" {
+		return nil // a DM channel: its only other user is the bot's to write to
+	}
+	me := b.UserID()
+	if me == "" {
+		u, err := b.session.User("@me", discordgo.WithContext(ctx))
+		if err != nil {
+			return channelDiagnosis(channelID, err)
+		}
+		me = u.ID
+	}
+	perms, err := b.channelPermissions(ctx, ch, me)
+	if err != nil {
+		return channelDiagnosis(channelID, err)
+	}
+	if missing := need &^ perms; missing != 0 {
+		names := PermissionNames(missing)
+		return &Diagnosis{
+			Code:    DiagChannelPerms,
+			Message: fmt.Sprintf("ボットはチャンネル %s に投稿できません (権限がありません: %s) / the bot may not post in channel %s (missing: %s)", channelID, names, channelID, names),
+			Fix: "サーバー設定 → ロール、またはチャンネルの編集 → 権限で、ボットに次の権限を許可してください / " +
+				"allow the bot these in Server Settings → Roles or the channel's Edit Channel → Permissions: " + names,
+		}
+	}
+	return nil
+}
+
+// channelPermissions computes userID's permissions in ch from the server's
+// roles, the member's roles and the channel's overwrites, all read over REST
+// now: the gateway's cache may hold a server without its roles.
+func (b *Bot) channelPermissions(ctx context.Context, ch *discordgo.Channel, userID string) (int64, error) {
+	g, err := b.session.Guild(ch.GuildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	m, err := b.session.GuildMember(ch.GuildID, userID, discordgo.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	// A State of its own computes the permissions as discordgo does.
+	st := discordgo.NewState()
+	if err := st.GuildAdd(g); err != nil {
+		return 0, err
+	}
+	if err := st.ChannelAdd(ch); err != nil {
+		return 0, err
+	}
+	m.GuildID = ch.GuildID
+	if err := st.MemberAdd(m); err != nil {
+		return 0, err
+	}
+	return st.UserChannelPermissions(userID, ch.ID)
+}
+
+func channelDiagnosis(channelID string, err error) *Diagnosis {
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil {
 		switch rest.Response.StatusCode {
-		case 401:
+		case http.StatusUnauthorized:
 			d := invalidToken()
 			return &d
-		case 403, 404:
+		case http.StatusForbidden, http.StatusNotFound:
 			return &Diagnosis{
 				Code:    DiagChannel,
 				Message: fmt.Sprintf("チャンネル %s が見つからないか、ボットから見えません / channel %s does not exist or the bot cannot see it (%s)", channelID, channelID, errorSummary(err)),
-				Fix:     "チャンネル ID を確認し、ボットに「チャンネルを見る」「メッセージを送信」を許可してください / check the channel id and give the bot View Channel and Send Messages there",
+				Fix:     "チャンネル ID を確認し、ボットに「チャンネルを見る」「メッセージを送信」を許可してください / check the channel id and give the bot View Channels and Send Messages there",
 			}
 		}
 	}
 	d := diagnoseConnect(err)
 	return &d
+}
+
+// CheckWebhook reports whether the webhook at webhookURL (a scheduled post's
+// WEATHER_WEBHOOK_URL or TIPS_WEBHOOK_URL) exists, by reading it with GET,
+// which posts nothing; nil when it does. client nil means a client with a
+// 20 s timeout. The URL's token never appears in the diagnosis.
+func CheckWebhook(ctx context.Context, client *http.Client, webhookURL string) *Diagnosis {
+	if client == nil {
+		client = &http.Client{Timeout: 20 * time.Second}
+	}
+	gone := &Diagnosis{
+		Code:    DiagWebhook,
+		Message: "Webhook が見つかりません (削除されたか、URL が違います) / the webhook does not exist (deleted, or the URL is wrong)",
+		Fix: "チャンネルの編集 → 連携サービス → ウェブフック で URL をコピーし直して設定してください / " +
+			"copy the URL again from Edit Channel → Integrations → Webhooks and set it",
+	}
+	u, err := url.Parse(webhookURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || !strings.Contains(u.Path, "/webhooks/") {
+		return gone
+	}
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return gone
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		d := diagnoseConnect(fmt.Errorf("GET webhook on %s: %w", u.Host, errors.Unwrap(err)))
+		return &d
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return nil
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		gone.Message += fmt.Sprintf(" (HTTP %d)", resp.StatusCode)
+		return gone
+	}
+	return &Diagnosis{
+		Code:    DiagWebhook,
+		Message: fmt.Sprintf("Webhook を確認できません / could not check the webhook: GET on %s: %s", u.Host, resp.Status),
+		Fix:     "しばらくしてからもう一度確かめてください / try again later",
+	}
 }
 
 // noResponder answers nothing: Diagnose never receives a message.

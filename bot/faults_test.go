@@ -315,11 +315,13 @@ func TestUnreachableAtStartKeepsTrying(t *testing.T) {
 	}
 }
 
-// A bot invited nowhere says so with the invite URL, until it joins one.
+// A bot invited nowhere says so with the invite URL (View Channels, Send
+// Messages, Send Messages in Threads, Read Message History, Attach Files:
+// 274878008320), until it joins one.
 func TestNoGuildPrintsInvite(t *testing.T) {
 	t.Parallel()
 	h, logs := startFaulty(t, func(s *discordtest.Server) { s.SetGuilds() }, nil)
-	want := "https://discord.com/oauth2/authorize?client_id=" + h.srv.AppID() + "&permissions=274877975552&scope=bot+applications.commands"
+	want := "https://discord.com/oauth2/authorize?client_id=" + h.srv.AppID() + "&permissions=274878008320&scope=bot+applications.commands"
 	if got := InviteURL(h.srv.AppID()); got != want {
 		t.Errorf("InviteURL = %s, want %s", got, want)
 	}
@@ -505,22 +507,66 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
-// CheckChannel tells a channel the bot can see from one it cannot.
+// CheckChannel tells a channel the bot may post in from one it cannot see
+// and one where it lacks a permission, naming the permission.
 func TestCheckChannel(t *testing.T) {
 	t.Parallel()
 	h := start(t, nil)
-	h.srv.AddChannel("700")
-	h.srv.AddChannel("701")
+	for _, id := range []string{"700", "701", "703", "704"} {
+		h.srv.AddChannel(id)
+	}
+	h.srv.PutChannelInGuild("703", discordtest.DefaultGuildID)
+	h.srv.PutChannelInGuild("704", discordtest.DefaultGuildID)
 	h.srv.FailChannel("701", http.StatusForbidden, 50001, "Missing Access")
-	if d := h.bot.CheckChannel(h.ctx, "700"); d != nil {
-		t.Errorf("visible channel: %+v", d)
+	h.srv.DenyBot("704", discordgo.PermissionAttachFiles)
+	for _, id := range []string{"700", "703"} {
+		if d := h.bot.CheckChannel(h.ctx, id, PostPermissions); d != nil {
+			t.Errorf("channel %s the bot may post in: %+v", id, d)
+		}
 	}
 	for _, id := range []string{"701", "702"} {
-		if d := h.bot.CheckChannel(h.ctx, id); d == nil || d.Code != DiagChannel || !strings.Contains(d.Message, id) {
+		if d := h.bot.CheckChannel(h.ctx, id, PostPermissions); d == nil || d.Code != DiagChannel || !strings.Contains(d.Message, id) {
 			t.Errorf("channel %s: %+v, want %s naming it", id, d, DiagChannel)
 		}
 	}
+	d := h.bot.CheckChannel(h.ctx, "704", PostPermissions)
+	if d == nil || d.Code != DiagChannelPerms || !strings.Contains(d.Message, "Attach Files") || strings.Contains(d.Message, "Send Messages") ||
+		!strings.Contains(d.Fix, "ファイルを添付 / Attach Files") {
+		t.Errorf("channel denying Attach Files: %+v", d)
+	}
+	if d := h.bot.CheckChannel(h.ctx, "704", discordgo.PermissionSendMessages); d != nil {
+		t.Errorf("channel 704 for a text-only post: %+v", d)
+	}
 	if n := len(callsTo(h.srv.Calls(), "POST", "/channels/")); n != 0 {
 		t.Errorf("CheckChannel posted %d times", n)
+	}
+}
+
+// CheckWebhook reads a webhook without posting and never shows its token.
+func TestCheckWebhook(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.New(t)
+	srv.AddChannel("800")
+	srv.AddWebhook("900", "hook-secret", "800")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	base := srv.URL() + "api/v10/webhooks/"
+	if d := CheckWebhook(ctx, nil, base+"900/hook-secret"); d != nil {
+		t.Errorf("existing webhook: %+v", d)
+	}
+	for _, u := range []string{base + "900/wrong-secret", base + "901/hook-secret", "not a url", srv.URL() + "api/v10/channels/800"} {
+		d := CheckWebhook(ctx, nil, u)
+		if d == nil || d.Code != DiagWebhook || d.Fix == "" || strings.Contains(d.String(), "secret") {
+			t.Errorf("webhook %s: %+v", u, d)
+		}
+	}
+	srv.SetUnreachable(true)
+	if d := CheckWebhook(ctx, nil, base+"900/hook-secret"); d == nil || d.Code != DiagUnreachable || strings.Contains(d.String(), "secret") {
+		t.Errorf("webhook with Discord unreachable: %+v", d)
+	}
+	for _, c := range srv.Calls() {
+		if c.Method != http.MethodGet {
+			t.Errorf("CheckWebhook made a change: %s %s", c.Method, c.Path)
+		}
 	}
 }

@@ -152,6 +152,8 @@ type Server struct {
 	badToken      bool            // REST answers 401, the gateway closes 4004
 	guilds        []string        // guilds in READY
 	members       map[string]bool // "guild id/user id" of AddMember
+	channelGuild  map[string]string // channel id -> guild id (PutChannelInGuild)
+	overwrites    map[string][]*discordgo.PermissionOverwrite
 	unreachable   bool
 	quit          chan struct{} // closed by Close: hung requests end
 
@@ -192,6 +194,8 @@ func New(t testing.TB) *Server {
 		conns:    map[*gatewayConn]bool{},
 	}
 	s.refusedEdits = map[string]bool{}
+	s.channelGuild = map[string]string{}
+	s.overwrites = map[string][]*discordgo.PermissionOverwrite{}
 	s.guilds = []string{DefaultGuildID}
 	s.quit = make(chan struct{})
 	s.netConn = map[net.Conn]bool{}
@@ -263,6 +267,33 @@ func (s *Server) AddMember(guildID, userID string) {
 		s.members = map[string]bool{}
 	}
 	s.members[guildID+"/"+userID] = true
+}
+
+// EveryonePermissions are what the fake's @everyone role allows in every
+// server: View Channels, Send Messages, Send Messages in Threads, Read
+// Message History and Attach Files. The bot has no other role.
+const EveryonePermissions = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages |
+	discordgo.PermissionSendMessagesInThreads | discordgo.PermissionReadMessageHistory | discordgo.PermissionAttachFiles
+
+// PutChannelInGuild makes channelID (added with AddChannel) a text channel
+// of guildID, as GET /channels/{id} reports it; GET /guilds/{id} then
+// answers with the @everyone role (EveryonePermissions) and GET
+// /guilds/{id}/members/{bot} with the bot. Channels are in no server
+// otherwise.
+func (s *Server) PutChannelInGuild(channelID, guildID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.channelGuild[channelID] = guildID
+}
+
+// DenyBot adds a permission overwrite to channelID that denies the bot
+// perms there (as a server admin would in the channel's settings).
+func (s *Server) DenyBot(channelID string, perms int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.overwrites[channelID] = append(s.overwrites[channelID], &discordgo.PermissionOverwrite{
+		ID: botID, Type: discordgo.PermissionOverwriteTypeMember, Deny: perms,
+	})
 }
 
 // FailChannel makes every REST call on the channel answer with the given
@@ -799,14 +830,33 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		if !s.channels[seg[1]] {
 			return apiError(http.StatusNotFound, 10003, "Unknown Channel")
 		}
-		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1]}}
+		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1],
+			GuildID: s.channelGuild[seg[1]], PermissionOverwrites: s.overwrites[seg[1]]}}
 	case seg[0] == "channels" && len(seg) >= 3:
 		return s.channelLocked(r.Method, seg[1], seg[2:], body, r.URL.Query())
+	case seg[0] == "guilds" && len(seg) == 2 && r.Method == http.MethodGet:
+		if !s.knownGuildLocked(seg[1]) {
+			return apiError(http.StatusNotFound, 10004, "Unknown Guild")
+		}
+		return response{status: 200, body: &discordgo.Guild{ID: seg[1], Name: "guild-" + seg[1], OwnerID: "1",
+			Roles: []*discordgo.Role{{ID: seg[1], Name: "@everyone", Permissions: EveryonePermissions}}}}
+	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && seg[3] == botID && r.Method == http.MethodGet:
+		if !s.knownGuildLocked(seg[1]) {
+			return apiError(http.StatusNotFound, 10004, "Unknown Guild")
+		}
+		return response{status: 200, body: &discordgo.Member{GuildID: seg[1], User: &discordgo.User{ID: botID, Username: botName, Bot: true}, Roles: []string{}}}
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && r.Method == http.MethodGet:
 		if !s.members[seg[1]+"/"+seg[3]] {
 			return apiError(http.StatusNotFound, 10007, "Unknown Member")
 		}
 		return response{status: 200, body: &discordgo.Member{GuildID: seg[1], User: &discordgo.User{ID: seg[3]}}}
+	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodGet:
+		wh, ok := s.webhooks[seg[1]]
+		if !ok || wh.token != seg[2] {
+			return apiError(http.StatusNotFound, 10015, "Unknown Webhook")
+		}
+		return response{status: 200, body: &discordgo.Webhook{ID: seg[1], Type: discordgo.WebhookTypeIncoming, Name: "webhook-" + seg[1],
+			ChannelID: wh.channelID, GuildID: s.channelGuild[wh.channelID], Token: wh.token}}
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
 		return s.webhookLocked(seg[1], seg[2], r.URL.Query().Get("wait") == "true", body)
 	case seg[0] == "applications" && len(seg) == 3 && seg[2] == "commands" && r.Method == http.MethodPut:
@@ -838,6 +888,22 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return response{status: http.StatusNoContent}
 	}
 	return apiError(http.StatusNotFound, 0, "404: Not Found")
+}
+
+// knownGuildLocked reports whether the bot is in guildID or a channel was
+// put in it. s.mu is held.
+func (s *Server) knownGuildLocked(guildID string) bool {
+	for _, g := range s.guilds {
+		if g == guildID {
+			return true
+		}
+	}
+	for _, g := range s.channelGuild {
+		if g == guildID {
+			return true
+		}
+	}
+	return false
 }
 
 func rateLimited(after time.Duration) response {
