@@ -21,9 +21,10 @@ var geteuid = os.Geteuid
 
 // ErrEmbeddedAsRoot is returned by StartEmbedded when run as root: initdb
 // refuses to run as root, so the embedded database cannot be created.
-var ErrEmbeddedAsRoot = errors.New("embedded PostgreSQL cannot run as root " +
-	"(initdb refuses to run as root): set DATABASE_URL to an existing PostgreSQL server, " +
-	"or run yorozu as a normal user")
+var ErrEmbeddedAsRoot = errors.New("埋め込み PostgreSQL は root では動きません (initdb が root を拒否します) / " +
+	"embedded PostgreSQL cannot run as root (initdb refuses to run as root) → " +
+	"DATABASE_URL に既存の PostgreSQL を設定するか、一般ユーザーで実行してください / " +
+	"set DATABASE_URL to an existing PostgreSQL server, or run yorozu as a normal user")
 
 // installedRoots are where distributions put PostgreSQL: a root holds bin/pg_ctl.
 var installedRoots = []string{
@@ -132,6 +133,34 @@ func StartEmbedded(ctx context.Context, dataDir string) (*Embedded, error) {
 	}
 	started = true
 	return &Embedded{pg: pg, port: port, log: logFile, logPath: logPath}, nil
+}
+
+// DescribeEmbedded says what StartEmbedded would do with dataDir, without
+// doing it or changing anything: which PostgreSQL it would run (an existing
+// data directory's version, installed binaries or the download) and whether
+// the data directory exists yet. Its error is StartEmbedded's for what can be
+// known without starting: ErrEmbeddedAsRoot, an unusable data directory.
+func DescribeEmbedded(dataDir string) (string, error) {
+	if geteuid() == 0 {
+		return "", ErrEmbeddedAsRoot
+	}
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("embedded postgres: %w", err)
+	}
+	dataPath := filepath.Join(dataDir, "postgres")
+	root, version, err := chooseBinaries(dataPath)
+	if err != nil {
+		return "", fmt.Errorf("embedded postgres in %s: %w", dataDir, err)
+	}
+	binaries := "PostgreSQL " + strings.SplitN(string(version), ".", 2)[0] + " downloaded on first start"
+	if root != "" {
+		binaries = "the PostgreSQL in " + root
+	}
+	if _, err := os.Stat(filepath.Join(dataPath, "PG_VERSION")); err == nil {
+		return fmt.Sprintf("starts the existing database in %s with %s", dataPath, binaries), nil
+	}
+	return fmt.Sprintf("creates a new database in %s with %s", dataPath, binaries), nil
 }
 
 // LogPath is the file that holds the server's output.

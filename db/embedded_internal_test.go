@@ -80,3 +80,32 @@ func TestChooseBinariesKeepsTheDataVersion(t *testing.T) {
 		})
 	}
 }
+
+// DescribeEmbedded says what the embedded start would do, touching nothing.
+func TestDescribeEmbedded(t *testing.T) {
+	defer func(f func() int) { geteuid = f }(geteuid)
+	defer func(r []string) { installedRoots = r }(installedRoots)
+	installedRoots = nil
+	geteuid = func() int { return 0 }
+	if _, err := DescribeEmbedded(t.TempDir()); !errors.Is(err, ErrEmbeddedAsRoot) {
+		t.Fatalf("DescribeEmbedded as root = %v; want ErrEmbeddedAsRoot", err)
+	}
+	geteuid = func() int { return 1000 }
+	dir := t.TempDir()
+	got, err := DescribeEmbedded(dir)
+	if err != nil || got != "creates a new database in "+filepath.Join(dir, "postgres")+" with PostgreSQL 18 downloaded on first start" {
+		t.Errorf("DescribeEmbedded(new) = %q, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("DescribeEmbedded made %v", entries)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "postgres"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "postgres", "PG_VERSION"), []byte("16\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := DescribeEmbedded(dir); err != nil || !strings.HasPrefix(got, "starts the existing database in ") || !strings.HasSuffix(got, "PostgreSQL 16 downloaded on first start") {
+		t.Errorf("DescribeEmbedded(existing 16) = %q, %v", got, err)
+	}
+}

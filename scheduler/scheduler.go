@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -154,6 +155,23 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		}
 		return nil
 	})
+}
+
+// MigrationsPending reports the job queue's migrations not yet applied to
+// pool, as River's messages ("" when none), changing nothing.
+func MigrationsPending(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return "", fmt.Errorf("river migration status: %w", err)
+	}
+	res, err := m.Validate(ctx, nil)
+	if err != nil {
+		return "", fmt.Errorf("river migration status: %w", err)
+	}
+	if res.OK {
+		return "", nil
+	}
+	return strings.Join(res.Messages, "; "), nil
 }
 
 // New builds a Scheduler on pool, whose River tables Migrate has created.

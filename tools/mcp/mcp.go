@@ -161,6 +161,32 @@ func (s *Servers) connect(ctx context.Context, client *sdk.Client, cfg ServerCon
 	return len(wrapped), nil
 }
 
+// Probe connects to one server as Connect would, lists the names of the
+// tools it offers (as the model would see them, "<server>_<tool>"), and
+// closes the session again, stopping a stdio server. It calls no tool.
+func Probe(ctx context.Context, cfg ServerConfig, opts Options) ([]string, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 20 * time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "yorozu", Version: opts.Version}, nil)
+	s := &Servers{}
+	defer s.Close()
+	if _, err := s.connect(ctx, client, cfg, opts); err != nil {
+		return nil, fmt.Errorf("mcp server %s: %w", cfg.Name, err)
+	}
+	names := make([]string, 0, len(s.tools))
+	for _, t := range s.Tools() {
+		names = append(names, t.Meta().Name)
+	}
+	return names, nil
+}
+
 // Tools returns the wrapped tools of all connected servers.
 func (s *Servers) Tools() []tools.Tool {
 	s.mu.Lock()

@@ -147,3 +147,17 @@ func TestConnectCancelled(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Probe lists a server's tools as the model sees them and reports one that
+// does not start.
+func TestProbe(t *testing.T) {
+	wiki := wikiServer(t)
+	names, err := Probe(t.Context(), ServerConfig{Name: "wiki", URL: wiki.URL}, Options{})
+	if err != nil || strings.Join(names, ",") != "wiki_lookup,wiki_random_page" {
+		t.Errorf("Probe(wiki) = %v, %v", names, err)
+	}
+	_, err = Probe(t.Context(), ServerConfig{Name: "nocmd", Command: "/nonexistent/yorozu-mcp-server"}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "mcp server nocmd") {
+		t.Errorf("Probe(nocmd) = %v", err)
+	}
+}
