@@ -152,9 +152,11 @@ type Server struct {
 	badToken      bool            // REST answers 401, the gateway closes 4004
 	guilds        []string        // guilds in READY
 	members       map[string]bool // "guild id/user id" of AddMember
-	channelGuild  map[string]string // channel id -> guild id (PutChannelInGuild)
-	overwrites    map[string][]*discordgo.PermissionOverwrite
 	unreachable   bool
+
+	// Servers of channels and their overwrites (PutChannelInGuild, DenyBot).
+	channelGuild map[string]string
+	overwrites   map[string][]*discordgo.PermissionOverwrite
 	quit          chan struct{} // closed by Close: hung requests end
 
 	// The listener is the fake's own so that it can go away and come back on
