@@ -153,11 +153,11 @@ type Server struct {
 	guilds        []string        // guilds in READY
 	members       map[string]bool // "guild id/user id" of AddMember
 	unreachable   bool
+	quit          chan struct{} // closed by Close: hung requests end
 
 	// Servers of channels and their overwrites (PutChannelInGuild, DenyBot).
 	channelGuild map[string]string
 	overwrites   map[string][]*discordgo.PermissionOverwrite
-	quit          chan struct{} // closed by Close: hung requests end
 
 	// The listener is the fake's own so that it can go away and come back on
 	// the same address (SetUnreachable).
