@@ -209,3 +209,27 @@ func TestAdminPageInBrowser(t *testing.T) {
 	b.screenshot("phone")
 	b.noProblems("phone")
 }
+
+// TestStatusBannerNamesTheProblem: the admin page's status banner shows what
+// /readyz says, with the fix: a model not pulled (the `ollama pull` to run)
+// and a chat model without tool support.
+func TestStatusBannerNamesTheProblem(t *testing.T) {
+	b := newBrowserPage(t)
+	const password = "correct horse battery staple"
+	h := startHarness(t, map[string]string{"ADMIN_PASSWORD": password, "DEFAULT_MODEL": "gemma3"}, func(h *harness) {
+		h.ollama.AddModel("gemma3", "completion")
+		h.ollama.RemoveModel(embedModel)
+	})
+	b.do("log in", chromedp.Navigate(h.httpURL+"/login"), chromedp.WaitVisible(chromedp.CSS("#password")),
+		chromedp.SendKeys(chromedp.CSS("#password"), password), chromedp.Click(chromedp.CSS("#login-form button")),
+		chromedp.WaitVisible(chromedp.CSS("#input")))
+	b.waitJS("the status banner", `!document.querySelector('#status').hidden`)
+	text := evalIn[string](b, `document.querySelector('#status').innerText`)
+	for _, want := range []string{"一部の機能が使えません", "❌ models", "ollama pull bge-m3", "tools go through structured output"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the status banner does not say %q:\n%s", want, text)
+		}
+	}
+	b.screenshot("status")
+	b.noProblems("status banner")
+}

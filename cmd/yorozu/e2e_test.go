@@ -32,6 +32,8 @@ const (
 	aliceID   = "400000000000000001"
 	bobID     = "400000000000000002"
 	model     = "qwen3:4b"
+	// embedModel is EMBED_MODEL's default, pulled in the fake Ollama.
+	embedModel = "bge-m3"
 )
 
 // syncBuffer is an io.Writer that tests may read while run writes to it,
@@ -97,6 +99,17 @@ func start(t testing.TB, extraEnv map[string]string) *harness {
 // included) before yorozu starts.
 func startPrepared(t testing.TB, extraEnv map[string]string, prep func(*discordtest.Server)) *harness {
 	t.Helper()
+	return startHarness(t, extraEnv, func(h *harness) {
+		if prep != nil {
+			prep(h.discord)
+		}
+	})
+}
+
+// startHarness is start with both fakes, the environment (h.env) and the
+// file system set up by prep before yorozu starts.
+func startHarness(t testing.TB, extraEnv map[string]string, prep func(*harness)) *harness {
+	t.Helper()
 	h := &harness{
 		discord: discordtest.New(t),
 		ollama:  ollamatest.New(t),
@@ -104,6 +117,7 @@ func startPrepared(t testing.TB, extraEnv map[string]string, prep func(*discordt
 		stderr:  newSyncBuffer(),
 	}
 	h.ollama.AddModel(model, "completion", "tools")
+	h.ollama.AddModel(embedModel, "embedding")
 	h.discord.AddChannel(channelID)
 	env := map[string]string{
 		"DISCORD_TOKEN":    "test-token",
@@ -119,7 +133,7 @@ func startPrepared(t testing.TB, extraEnv map[string]string, prep func(*discordt
 	}
 	h.env = env
 	if prep != nil {
-		prep(h.discord)
+		prep(h)
 	}
 	h.startRun(t, env)
 

@@ -60,6 +60,7 @@ type app struct {
 	chooser *modelChooser     // the router with the models in force; what both adapters call
 	search  *liveSearcher     // the search backend in force
 	limiter *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
+	health  *health           // DATA_DIR, Ollama and the models, checked in the background
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -92,6 +93,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1),
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
 	a.metrics = a.newMetrics()
+	a.health = newHealth(a.startupChecks, logger)
 	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
 	recorder := apiLogRecorder{pool: d.pool, metrics: a.metrics}
 	a.llm = llm.New(llm.Options{
@@ -310,6 +312,7 @@ func (a *app) buildWeb(ctx context.Context) {
 			return err
 		}},
 	}
+	checks = append(checks, a.health.webChecks()...)
 	checks = append(checks, a.discordChecks()...)
 	a.web = webui.New(webui.Options{
 		Addr:          a.cfg.HTTPAddr,
@@ -326,6 +329,7 @@ func (a *app) buildWeb(ctx context.Context) {
 // start serves: HTTP first (so /healthz answers while the rest comes up),
 // then Discord, then the job queue, which may deliver through Discord.
 func (a *app) start(ctx context.Context) error {
+	a.startHealth(ctx)
 	if err := a.startWeb(ctx); err != nil {
 		return err
 	}

@@ -104,6 +104,7 @@ type Server struct {
 	status    int
 	requests  []api.ChatRequest
 	showCalls int
+	versions  int
 	client    *api.Client
 	transport *http.Transport
 }
@@ -265,6 +266,13 @@ func (s *Server) ShowCalls() int {
 	return s.showCalls
 }
 
+// VersionCalls is the number of /api/version requests received.
+func (s *Server) VersionCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.versions
+}
+
 func normalize(name string) string {
 	if i := strings.LastIndex(name, "/"); !strings.Contains(name[i+1:], ":") {
 		return name + ":latest"
@@ -306,6 +314,9 @@ func (s *Server) lookup(name string) ([]model.Capability, bool) {
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.versions++
+	s.mu.Unlock()
 	if s.forcedStatus(w) {
 		return
 	}

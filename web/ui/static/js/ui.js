@@ -112,10 +112,14 @@ async function showStatus() {
 	} catch {
 		return; // the banner is a courtesy; the screen itself reports its own errors
 	}
-	const bad = ((st && st.checks) || []).filter((c) => !c.ok);
+	// Failing checks first, then degraded parts (yorozu works around them).
+	const checks = (st && st.checks) || [];
+	const bad = checks.filter((c) => !c.ok).concat(checks.filter((c) => c.ok && c.degraded));
 	if (!bad.length) return;
-	box.replaceChildren(el('strong', {}, '一部の機能が使えません:'),
-		el('ul', {}, bad.map((c) => el('li', {}, c.name + (c.detail ? ' — ' + c.detail : '')))));
+	const title = bad.some((c) => !c.ok) ? '一部の機能が使えません:' : '注意があります (動作は続けています):';
+	box.replaceChildren(el('strong', {}, title),
+		el('ul', {}, bad.map((c) => el('li', { class: c.ok ? 'degraded' : 'failing' },
+			(c.ok ? '⚠️ ' : '❌ ') + c.name + (c.detail ? ' — ' + c.detail : '')))));
 	box.hidden = false;
 }
 

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/yorozu-bot/yorozu/bot"
+	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/llm"
+	webui "github.com/yorozu-bot/yorozu/web"
+)
+
+// The checks here are shared by serve, which runs them in the background and
+// shows them in the log, /readyz and the admin page's status (health.go),
+// and `yorozu doctor`, which prints them as a checklist (doctor.go).
+
+// level is how bad a finding is: the checklist's ✅, ⚠️ or ❌.
+type level int
+
+const (
+	levelOK   level = iota
+	levelWarn       // a degraded part: yorozu works around it (still ready)
+	levelFail       // something to fix: not ready; doctor exits non-zero
+)
+
+// symbol is how the checklist shows the level.
+func (l level) symbol() string {
+	switch l {
+	case levelWarn:
+		return "⚠️"
+	case levelFail:
+		return "❌"
+	}
+	return "✅"
+}
+
+// finding is the outcome of one check.
+type finding struct {
+	// group is the /readyz check the finding belongs to ("ollama",
+	// "models", "data_dir", …); several findings may share one.
+	group string
+	// label names what was checked, for the checklist and for telling
+	// findings apart ("model qwen3:4b (DEFAULT_MODEL)").
+	label string
+	level level
+	// code is a stable name of the problem for the log's diagnosis key
+	// ("ollama_unreachable"); empty when the check passed.
+	code string
+	// message says what was found, in Japanese and English, on one line.
+	message string
+	// fix says what to do about a problem, in Japanese and English.
+	fix string
+	// quiet findings follow from another one (no model can be checked
+	// while Ollama is down): /readyz shows them, the log and the checklist
+	// do not repeat them.
+	quiet bool
+}
+
+// text is the finding as one line: what is wrong → what to do. URLs in it
+// have their secrets masked, since /readyz is open to anyone.
+func (f finding) text() string {
+	s := f.message
+	if f.fix != "" {
+		s += " → " + f.fix
+	}
+	return config.RedactURLs(s)
+}
+
+// fromDiagnosis is a Discord diagnosis as a finding.
+func fromDiagnosis(group, label string, l level, d bot.Diagnosis) finding {
+	return finding{group: group, label: label, level: l, code: d.Code, message: d.Message, fix: d.Fix}
+}
+
+// groupErr is the /readyz result of the findings of one group: nil when all
+// passed, a failure naming every problem (warnings last) when one failed,
+// else a degraded part naming the warnings.
+func groupErr(fs []finding) error {
+	var fails, warns []string
+	for _, f := range fs {
+		switch f.level {
+		case levelFail:
+			fails = append(fails, f.text())
+		case levelWarn:
+			warns = append(warns, f.text())
+		}
+	}
+	switch {
+	case len(fails) > 0:
+		return errors.New(strings.Join(append(fails, warns...), "; "))
+	case len(warns) > 0:
+		return webui.Degraded(errors.New(strings.Join(warns, "; ")))
+	}
+	return nil
+}
+
+// checkDataDir finds whether DATA_DIR can be written without writing to it:
+// the directory, or the nearest existing folder above it that would hold it,
+// must be a directory the process may write to (access(2), which also sees
+// a read-only mount, even for root), and so must its knowledge_base folder
+// when there is one.
+func checkDataDir(dir string) finding {
+	f := finding{group: "data_dir", label: "DATA_DIR " + dir}
+	err := writableDir(dir)
+	if err == nil {
+		err = writableDir(filepath.Join(dir, "knowledge_base"))
+	}
+	if err == nil {
+		f.message = fmt.Sprintf("DATA_DIR %s に書き込めます / DATA_DIR %s is writable", dir, dir)
+		return f
+	}
+	f.level, f.code = levelFail, "data_dir_not_writable"
+	f.message = fmt.Sprintf("DATA_DIR %s に書き込めません / DATA_DIR %s is not writable: %v", dir, dir, err)
+	f.fix = "yorozu を動かすユーザーが書き込めるディレクトリを DATA_DIR に設定してください (知識ベースと、DATABASE_URL がなければデータベースが入ります) / " +
+		"set DATA_DIR to a directory the user running yorozu can write (it holds the knowledge base, and the database when DATABASE_URL is unset)"
+	return f
+}
+
+// writableDir reports whether dir is (or could be created as) a directory
+// this process may write to.
+func writableDir(dir string) error {
+	p, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir():
+			return fmt.Errorf("%s is not a directory", p)
+		case err == nil:
+			if err := unix.Access(p, unix.W_OK|unix.X_OK); err != nil {
+				return &fs.PathError{Op: "write", Path: p, Err: err}
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return err // not a directory on the way, no permission to look
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return err
+		}
+		p = parent
+	}
+}
+
+// modelUse is one model in force and the settings that name it.
+type modelUse struct {
+	name string
+	vars []string // DEFAULT_MODEL, …
+	chat bool     // asked to chat (with tools), not only to embed
+}
+
+// modelsInForce lists the chat models and the embedding model, each once:
+// get returns a setting in force by its admin page key ("default_model"),
+// which is the environment's value unless the page changed it.
+func modelsInForce(get func(key string) string, embed string) []modelUse {
+	var out []modelUse
+	add := func(name, variable string, chat bool) {
+		for i := range out {
+			if out[i].name == name {
+				out[i].vars = append(out[i].vars, variable)
+				out[i].chat = out[i].chat || chat
+				return
+			}
+		}
+		out = append(out, modelUse{name: name, vars: []string{variable}, chat: chat})
+	}
+	add(get("default_model"), "DEFAULT_MODEL", true)
+	add(get("reminder_model"), "REMINDER_MODEL", true)
+	add(get("weather_notify_model"), "WEATHER_NOTIFY_MODEL", true)
+	add(embed, "EMBED_MODEL", false)
+	return out
+}
+
+// configModels is get for modelsInForce from the environment alone.
+func configModels(cfg *config.Config) func(string) string {
+	return func(key string) string {
+		switch key {
+		case "reminder_model":
+			return cfg.ReminderModel
+		case "weather_notify_model":
+			return cfg.WeatherNotifyModel
+		}
+		return cfg.DefaultModel
+	}
+}
+
+// ollamaChecker is what the Ollama checks ask: whether the server answers,
+// and what a model can do (llm.Pipeline's cached /api/show).
+type ollamaChecker struct {
+	host         string // OLLAMA_HOST, for the messages
+	version      func(ctx context.Context) (string, error)
+	capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
+}
+
+// ollamaCallTimeout bounds each call of the Ollama checks.
+const ollamaCallTimeout = 10 * time.Second
+
+// check reports whether Ollama answers, then one finding per model: not
+// pulled (with the `ollama pull` to run), a chat model without tool
+// support (tools then go through structured output), or fine. The models
+// are not checked while Ollama cannot be reached.
+func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
+	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
+	v, err := o.version(cctx)
+	cancel()
+	reach := finding{group: "ollama", label: "Ollama " + o.host}
+	if err != nil {
+		reach.level, reach.code = levelFail, "ollama_unreachable"
+		reach.message = fmt.Sprintf("Ollama に接続できません / cannot reach Ollama at %s: %v", o.host, err)
+		reach.fix = "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
+			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs"
+		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
+			message: "Ollama に接続できないためモデルを確かめられません / the models cannot be checked while Ollama is unreachable"}}
+	}
+	reach.message = fmt.Sprintf("Ollama %s に接続できます (version %s) / Ollama at %s answers (version %s)", o.host, v, o.host, v)
+	out := []finding{reach}
+	for _, m := range models {
+		out = append(out, o.checkModel(ctx, m))
+	}
+	return out
+}
+
+func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
+	vars := strings.Join(m.vars, ", ")
+	f := finding{group: "models", label: fmt.Sprintf("model %s (%s)", m.name, vars)}
+	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
+	caps, err := o.capabilities(cctx, m.name)
+	cancel()
+	if missing, ok := llm.MissingModel(err); ok {
+		f.level, f.code = levelFail, "model_not_pulled"
+		f.message = fmt.Sprintf("モデル %s (%s) がありません / model %s (%s) is not pulled", m.name, vars, m.name, vars)
+		f.fix = "Ollama のサーバーで実行してください / run on the Ollama server: " + missing.PullCommand()
+		return f
+	}
+	if err != nil {
+		f.level, f.code = levelFail, "model_check_failed"
+		f.message = fmt.Sprintf("モデル %s (%s) を確かめられません / could not check model %s (%s): %v", m.name, vars, m.name, vars, err)
+		f.fix = "Ollama のログを確認してください / check Ollama's log"
+		return f
+	}
+	// An Ollama too old to report capabilities reports none: say nothing.
+	if m.chat && len(caps.All) > 0 && !caps.Tools {
+		f.level, f.code = levelWarn, "model_without_tools"
+		f.message = fmt.Sprintf("モデル %s (%s) はツール呼び出しに対応していません / model %s (%s) has no tool support", m.name, vars, m.name, vars)
+		f.fix = "ツールは構造化出力 (JSON) で呼び出すので、このままでも使えます。ツール対応のモデル (qwen3 など) のほうが確実です / " +
+			"tools go through structured output (JSON) instead, so it works as it is; a model with tool support (such as qwen3) is more reliable"
+		return f
+	}
+	f.message = fmt.Sprintf("モデル %s (%s) があります / model %s (%s) is pulled", m.name, vars, m.name, vars)
+	if len(caps.All) > 0 {
+		f.message += " (" + strings.Join(caps.All, ", ") + ")"
+	}
+	return f
+}
