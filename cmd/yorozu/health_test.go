@@ -48,8 +48,8 @@ func TestStartupDiagnoses(t *testing.T) {
 		ready bool // a warning: /readyz stays 200
 	}{
 		{
-			name: "ollama down",
-			prep: func(_ *testing.T, h *harness) func() { h.ollama.Down(); return h.ollama.Up },
+			name:  "ollama down",
+			prep:  func(_ *testing.T, h *harness) func() { h.ollama.Down(); return h.ollama.Up },
 			check: "ollama", code: "ollama_unreachable",
 			says: []string{"Ollama に接続できません / cannot reach Ollama at http://127.0.0.1:", "OLLAMA_HOST を Ollama のアドレスにしてください", "set OLLAMA_HOST to where it runs"},
 		},
@@ -146,7 +146,9 @@ func TestStartupDiagnoses(t *testing.T) {
 				return
 			}
 			fix()
-			h.waitReadyz(t, func(code int, checks map[string]string) bool { return code == http.StatusOK && checks[tc.check] == "ok" })
+			h.waitReadyz(t, func(code int, checks map[string]string) bool {
+				return code == http.StatusOK && checks[tc.check] == "ok"
+			})
 			if n := strings.Count(h.stderr.String(), "diagnosis="+tc.code); n != 1 {
 				t.Errorf("after the fix, diagnosis %s logged %d times, want once", tc.code, n)
 			}
