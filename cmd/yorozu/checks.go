@@ -71,7 +71,13 @@ func (f finding) text() string {
 	if f.fix != "" {
 		s += " → " + f.fix
 	}
-	return config.RedactURLs(s)
+	return oneLine(config.RedactURLs(s))
+}
+
+// oneLine puts a message that quotes a multi-line error (pgx lists every
+// address it tried) on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ").Replace(s)
 }
 
 // fromDiagnosis is a Discord diagnosis as a finding.
@@ -178,19 +184,6 @@ func modelsInForce(get func(key string) string, embed string) []modelUse {
 	add(get("weather_notify_model"), "WEATHER_NOTIFY_MODEL", true)
 	add(embed, "EMBED_MODEL", false)
 	return out
-}
-
-// configModels is get for modelsInForce from the environment alone.
-func configModels(cfg *config.Config) func(string) string {
-	return func(key string) string {
-		switch key {
-		case "reminder_model":
-			return cfg.ReminderModel
-		case "weather_notify_model":
-			return cfg.WeatherNotifyModel
-		}
-		return cfg.DefaultModel
-	}
 }
 
 // ollamaChecker is what the Ollama checks ask: whether the server answers,

@@ -123,11 +123,11 @@ func (h *health) record(fs []finding) {
 		switch {
 		case had && prev.level == f.level && prev.code == f.code:
 		case f.level == levelFail:
-			h.logger.Error(f.message, "fix", f.fix, "diagnosis", f.code)
+			h.logger.Error(oneLine(f.message), "fix", f.fix, "diagnosis", f.code)
 		case f.level == levelWarn:
-			h.logger.Warn(f.message, "fix", f.fix, "diagnosis", f.code)
+			h.logger.Warn(oneLine(f.message), "fix", f.fix, "diagnosis", f.code)
 		case had:
-			h.logger.Info(f.message, "check", f.group, "was", prev.code)
+			h.logger.Info(oneLine(f.message), "check", f.group, "was", prev.code)
 		}
 	}
 }
@@ -160,7 +160,7 @@ func (h *health) webChecks() []webui.Check {
 // startupChecks are serve's background checks: DATA_DIR, then Ollama and
 // each model in force (the admin page may have changed them).
 func (a *app) startupChecks(ctx context.Context) []finding {
-	get := configModels(a.cfg)
+	get := envSettings(a.cfg)
 	if s := a.chooser.settings.Load(); s != nil {
 		get = s.Get
 	}

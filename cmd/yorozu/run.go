@@ -29,6 +29,8 @@ const usage = `yorozu — a Discord bot answering with a local LLM (Ollama)
 Usage:
   yorozu [serve]    run the bot, the HTTP server and the jobs (default)
   yorozu migrate    apply database migrations and exit
+  yorozu doctor     check the setup and print a checklist of what to fix
+                    (changes nothing, posts nothing; exit status 1 on ❌)
   yorozu jobs run NAME
                     run one scheduled job (weather, tips) once, now
   yorozu admin set-password
@@ -62,6 +64,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return migrate(ctx, getenv, stdout, stderr)
+	case "doctor":
+		if done, err := parseFlags("doctor", doctorSummary, rest, stdout, stderr); done || err != nil {
+			return err
+		}
+		return doctor(ctx, getenv, stdout)
 	case "version":
 		if done, err := parseFlags("version", "print the version and exit", rest, stdout, stderr); done || err != nil {
 			return err
@@ -93,12 +100,16 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: yorozu jobs run NAME\n\nRun one scheduled job once, now, and exit non-zero if it failed.\nJobs: weather (needs WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID), tips (needs TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID), kb_sync, api_log_prune (deletes model call logs older than API_LOG_RETENTION).\n")
 	}
+	// The flag package would print the usage itself, on stderr, for -h too.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
 			return nil
 		}
+		fs.SetOutput(stderr)
+		fs.Usage()
 		return fmt.Errorf("%s: %w", err, errUsage)
 	}
 	if fs.NArg() != 2 || fs.Arg(0) != "run" {
@@ -116,12 +127,15 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: yorozu %s\n\n%s. Settings come from the environment; see the README.\n", name, summary)
 	}
+	fs.SetOutput(io.Discard) // as in jobs
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
 			return true, nil
 		}
+		fs.SetOutput(stderr)
+		fs.Usage()
 		return true, fmt.Errorf("%s: %w", err, errUsage)
 	}
 	if fs.NArg() > 0 {
