@@ -172,7 +172,9 @@ func TestDoctor(t *testing.T) {
 		},
 		{
 			name: "database unreachable", fail: true,
-			prep: func(_ *testing.T, w *doctorWorld) { w.env["DATABASE_URL"] = "postgres://yorozu:pw-secret@127.0.0.1:1/yorozu?connect_timeout=5" },
+			prep: func(_ *testing.T, w *doctorWorld) {
+				w.env["DATABASE_URL"] = "postgres://yorozu:pw-secret@127.0.0.1:1/yorozu?connect_timeout=5"
+			},
 			want: []string{"❌ データベースに接続できません / cannot connect to the database: ",
 				"   → PostgreSQL が動いているか、DATABASE_URL", "✅ モデル qwen3:4b"},
 		},

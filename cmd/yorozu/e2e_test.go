@@ -452,6 +452,7 @@ func TestCommandLine(t *testing.T) {
 		{name: "version", args: []string{"version"}, wantOut: "yorozu dev"},
 		{name: "help", args: []string{"-h"}, wantOut: "yorozu migrate"},
 		{name: "command help", args: []string{"migrate", "-h"}, wantOut: "Usage: yorozu migrate"},
+		{name: "doctor help", args: []string{"doctor", "-h"}, wantOut: "It changes nothing and posts nothing; the exit status is 1 when something is ❌"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantErr: `unknown command "frobnicate"`, wantCode: 2},
 		{name: "stray argument", args: []string{"version", "now"}, wantErr: "takes no arguments", wantCode: 2},
 		{name: "bad config names the variable", args: []string{"serve"}, env: map[string]string{"LLM_CONCURRENCY": "zero"}, wantErr: "LLM_CONCURRENCY", wantCode: 1},
@@ -477,6 +478,9 @@ func TestCommandLine(t *testing.T) {
 			}
 			if !strings.Contains(stdout.String(), tc.wantOut) {
 				t.Errorf("stdout = %q, want %q", stdout.String(), tc.wantOut)
+			}
+			if strings.Contains(stderr.String(), "Usage:") {
+				t.Errorf("the usage went to stderr too: %q", stderr.String())
 			}
 		})
 	}
