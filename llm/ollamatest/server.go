@@ -102,6 +102,7 @@ type Server struct {
 	handle    func(api.ChatRequest) Reply
 	embed     func(model, input string) []float32
 	status    int
+	tagsGate  <-chan struct{}
 	requests  []api.ChatRequest
 	showCalls int
 	versions  int
@@ -237,6 +238,15 @@ func (s *Server) SetEmbed(f func(model, input string) []float32) {
 	s.embed = f
 }
 
+// HoldTags holds every GET /api/tags answer (the list of installed models)
+// until gate is closed or the request is cancelled: a slow Ollama. nil
+// answers at once again.
+func (s *Server) HoldTags(gate <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tagsGate = gate
+}
+
 // Status makes every /api endpoint answer with this HTTP status and an error
 // body until Status(0).
 func (s *Server) Status(code int) {
@@ -324,6 +334,12 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveTags(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	gate := s.tagsGate
+	s.mu.Unlock()
+	if gate != nil && !wait(r.Context(), gate) {
+		return
+	}
 	if s.forcedStatus(w) {
 		return
 	}
