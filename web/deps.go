@@ -77,7 +77,7 @@ func (s *Server) jobsHandler() http.Handler {
 	if s.opts.Deps.Jobs == nil {
 		return unavailable("ジョブ画面")
 	}
-	return s.opts.Deps.Jobs
+	return withCSRFScript(s.opts.Deps.Jobs)
 }
 
 // needMemory wraps a handler that works on memory.
