@@ -77,6 +77,7 @@ func newAPI(t testing.TB) *apiServer {
 		Words:     fixedWords{"猫", "ラーメン"},
 		Models:    o.Client(),
 		Settings:  settings,
+		Revisions: mem,
 	}})
 	return &apiServer{testServer: ts, ollama: o, memory: mem, c: ts.quickSession(t), kbDir: kbDir}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -42,11 +43,10 @@ func mustURL(t *testing.T, s string) *url.URL {
 // pages), refuses a write without the CSRF header (403), and lets a logged-in
 // caller with the header through. A new route cannot forget either rule.
 func TestEveryRouteNeedsLoginAndCSRF(t *testing.T) {
-	ts := newTestServer(t, Options{Pages: []Route{
-		{"GET /{$}", Page, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("home")) })},
-	}})
+	// The real pages, as serve registers them.
+	ts := newTestServer(t, Options{Pages: PageRoutes()})
 	routes := ts.Routes()
-	if len(routes) < 5 {
+	if len(routes) < len(screens)+40 {
 		t.Fatalf("only %d routes", len(routes))
 	}
 	for _, rt := range routes {
@@ -128,5 +128,127 @@ func TestMetricsNeedLoginUnlessPublic(t *testing.T) {
 		if code != want {
 			t.Errorf("METRICS_PUBLIC=%v: /metrics logged out = %d, want %d", public, code, want)
 		}
+	}
+}
+
+// noJSONBody are the writes that read no request body; every other write
+// decodes JSON and is walked by TestEveryJSONRouteRefusesBadBodies.
+var noJSONBody = map[string]bool{
+	"POST /api/logout":                             true,
+	"POST /api/knowledge-base/sync":                true,
+	"POST /api/system/backfill-tags":               true,
+	"POST /api/reminders/{id}/cancel":              true,
+	"POST /api/notes/{id}/revisions/{rev}/restore": true,
+}
+
+// wrongType is, for each JSON write, a body whose named field has the
+// wrong type.
+var wrongType = map[string]struct{ body, field string }{
+	"POST /api/login":                 {`{"password": 1}`, "password"},
+	"POST /chat/sessions":             {`{"title": 5}`, "title"},
+	"POST /chat/sessions/import":      {`{"format": "yorozu-chat/1", "messages": {}}`, "messages"},
+	"PUT /chat/sessions/{id}/notes":   {`{"page_ids": "1"}`, "page_ids"},
+	"POST /chat/stream":               {`{"message": true}`, "message"},
+	"POST /api/notes":                 {`{"title": "x", "section": 3}`, "section"},
+	"PATCH /api/notes/{id}":           {`{"content": false}`, "content"},
+	"POST /api/notes/sections/rename": {`{"from": "a", "to": ["b"]}`, "to"},
+	"POST /api/notes/reorder":         {`{"page_id": "1", "order": [1]}`, "page_id"},
+	"PUT /api/settings":               {`{"default_model": 3}`, "default_model"},
+	"POST /api/models/presets":        {`{"label": "a", "model": {}}`, "model"},
+}
+
+// TestEveryJSONRouteRefusesBadBodies walks every write that reads JSON:
+// broken JSON, the wrong content type and a field of the wrong type are
+// each refused with a message (400 naming the field for the last), and
+// nothing was written. A new JSON route must be listed in wrongType.
+func TestEveryJSONRouteRefusesBadBodies(t *testing.T) {
+	a := newAPI(t)
+	c := a.c
+	// Something for {id} to name: conversation 1 and note 1.
+	var sess idResponse
+	var note noteJSON
+	if c.call("POST", "/chat/sessions", nil, &sess) != http.StatusCreated || c.call("POST", "/api/notes", map[string]string{"title": "メモ"}, &note) != http.StatusCreated {
+		t.Fatal("setup failed")
+	}
+	if sess.ID != 1 || note.ID != 1 {
+		t.Fatalf("setup made conversation %d and note %d, want 1 and 1", sess.ID, note.ID)
+	}
+	count := func() (n int) {
+		err := a.pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM note_pages)
+			+ (SELECT count(*) FROM model_presets) + (SELECT count(*) FROM app_settings) + (SELECT count(*) FROM messages)`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	seen := map[string]bool{}
+	for _, rt := range a.Routes() {
+		method, path, ok := strings.Cut(rt.Pattern, " ")
+		if !ok || !isWrite(method) || method == http.MethodDelete || noJSONBody[rt.Pattern] {
+			continue
+		}
+		seen[rt.Pattern] = true
+		wrong, listed := wrongType[rt.Pattern]
+		if !listed {
+			t.Errorf("%s reads a body but has no wrong-type case in wrongType (or list it in noJSONBody)", rt.Pattern)
+			continue
+		}
+		path = examplePath(path)
+		t.Run(rt.Pattern, func(t *testing.T) {
+			if code, e := c.callErr(method, path, `{"title": "x",`); code != http.StatusBadRequest || e.Error == "" {
+				t.Errorf("broken JSON = %d %+v, want 400 with a message", code, e)
+			}
+			req, _ := http.NewRequest(method, a.base+path, strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "text/plain")
+			req.Header.Set(csrfHeader, c.csrf)
+			if resp, err := c.http.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
+				t.Errorf("text/plain = %v %v, want 415", resp.StatusCode, err)
+			} else {
+				resp.Body.Close()
+			}
+			if code, e := c.callErr(method, path, wrong.body); code != http.StatusBadRequest || e.Field != wrong.field || !strings.HasPrefix(e.Error, wrong.field+": ") {
+				t.Errorf("%s = %d %+v, want 400 naming %s", wrong.body, code, e, wrong.field)
+			}
+		})
+	}
+	for p := range wrongType {
+		if !seen[p] {
+			t.Errorf("wrongType lists %s, which is no JSON route", p)
+		}
+	}
+	if after := count(); after != before {
+		t.Errorf("refused requests wrote %d rows", after-before)
+	}
+}
+
+// TestEveryRouteWithAnIDAnswers404 walks every route whose path names a
+// row: an id that does not exist is 404 (never 500, never 200 with
+// nothing), whatever the method.
+func TestEveryRouteWithAnIDAnswers404(t *testing.T) {
+	a := newAPI(t)
+	n := 0
+	for _, rt := range a.Routes() {
+		method, path, ok := strings.Cut(rt.Pattern, " ")
+		if !ok || !strings.Contains(path, "{") {
+			continue
+		}
+		n++
+		path = wildcard.ReplaceAllString(path, "999999")
+		var body any
+		if isWrite(method) && !noJSONBody[rt.Pattern] && method != http.MethodDelete {
+			body = map[string]any{}
+		}
+		t.Run(rt.Pattern, func(t *testing.T) {
+			if code, e := a.c.callErr(method, path, body); code != http.StatusNotFound || e.Error == "" {
+				t.Errorf("= %d %+v, want 404 with a message", code, e)
+			}
+			if code, _ := a.c.callErr(method, wildcard.ReplaceAllString(rt.Pattern[len(method)+1:], "abc"), body); code != http.StatusNotFound {
+				t.Errorf("a non-numeric id = %d, want 404", code)
+			}
+		})
+	}
+	if n < 15 {
+		t.Errorf("only %d routes with an id walked", n)
 	}
 }
