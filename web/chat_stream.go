@@ -242,27 +242,39 @@ func (t *turnEvents) toolDone(e llm.ToolFinished) error {
 	}
 	te.Status, te.Detail = "done", ""
 	te.Result, te.Error, te.DurationMS = shorten(e.Result, 200), e.Err != nil, e.Duration.Milliseconds()
+	var srcs []sourceJSON
+	if e.Err == nil && isSearchTool(e.Name) {
+		for _, s := range memory.Sources(e.Result) {
+			srcs = append(srcs, sourceJSON{Title: s.Title, URL: s.URL})
+		}
+		if len(srcs) > 0 {
+			// The sources event lists them; the tool line says how many.
+			te.Result = fmt.Sprintf("%d 件: %s", len(srcs), shorten(sourceTitles(srcs), 180))
+		}
+	}
 	if err := t.out.send("tool", te); err != nil {
 		return err
 	}
-	if e.Err != nil {
-		return nil
-	}
 	switch {
+	case e.Err != nil:
+		return nil
 	case e.Name == "write_note":
 		return t.out.send("notes_updated", nil)
-	case isSearchTool(e.Name):
-		srcs := memory.Sources(e.Result)
-		if len(srcs) == 0 {
-			return nil
-		}
-		out := make([]sourceJSON, len(srcs))
-		for i, s := range srcs {
-			out[i] = sourceJSON{Title: s.Title, URL: s.URL}
-		}
-		return t.out.send("sources", out)
+	case len(srcs) > 0:
+		return t.out.send("sources", srcs)
 	}
 	return nil
+}
+
+func sourceTitles(srcs []sourceJSON) string {
+	titles := make([]string, len(srcs))
+	for i, s := range srcs {
+		titles[i] = s.Title
+		if titles[i] == "" {
+			titles[i] = s.URL
+		}
+	}
+	return strings.Join(titles, "、")
 }
 
 func isSearchTool(name string) bool {
@@ -295,19 +307,36 @@ func toolLabel(name string) string {
 	return name
 }
 
-// argsDetail shows a call's arguments in one line: the value of a lone
-// string argument, else the compact JSON, at most 100 characters.
+// detailKeys are the arguments that say best what a call is about, in the
+// order they are looked for.
+var detailKeys = []string{"query", "url", "title", "content", "file_id", "reminder_id", "due_at"}
+
+// argsDetail shows a call's arguments in one line of at most 100
+// characters: the argument that says what it is about (query, url, title,
+// …) or a lone string argument, else the compact JSON.
 func argsDetail(args string) string {
 	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) == nil && len(obj) == 1 {
-		for _, v := range obj {
-			if s, ok := v.(string); ok {
-				return shorten(s, 100)
+	if json.Unmarshal([]byte(args), &obj) == nil {
+		for _, k := range detailKeys {
+			switch v := obj[k].(type) {
+			case string:
+				if v != "" {
+					return shorten(v, 100)
+				}
+			case float64:
+				return shorten(fmt.Sprint(v), 100)
 			}
 		}
-	}
-	if args == "{}" {
-		return ""
+		if len(obj) == 1 {
+			for _, v := range obj {
+				if s, ok := v.(string); ok {
+					return shorten(s, 100)
+				}
+			}
+		}
+		if len(obj) == 0 {
+			return ""
+		}
 	}
 	return shorten(args, 100)
 }

@@ -1,13 +1,16 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
-
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
@@ -155,7 +158,7 @@ func TestStreamEventsAndStoredTurn(t *testing.T) {
 	sessionID := int64(evs[0].Value.(float64))
 	t1, t2 := evs[1].Value.(map[string]any), evs[2].Value.(map[string]any)
 	if t1["id"] != t2["id"] || t1["status"] != "running" || t2["status"] != "done" || t1["name"] != "web_search" ||
-		t1["detail"] != "東京 天気" || t1["label"] != "Web 検索" || t2["result"] == "" {
+		t1["detail"] != "東京 天気" || t1["label"] != "Web 検索" || t2["result"] != "1 件: 東京の天気" {
 		t.Errorf("tool events: %v then %v", t1, t2)
 	}
 	if evs[4].Value.(map[string]any)["id"] == t1["id"] {
@@ -312,5 +315,122 @@ func TestDisconnectStopsTheTurn(t *testing.T) {
 			t.Fatalf("the cut turn was not stored: %+v", ms)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// eventReader reads one SSE answer event by event.
+type eventReader struct {
+	t    *testing.T
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+func openStream(t *testing.T, c *client, req streamRequest) *eventReader {
+	t.Helper()
+	resp := c.do("POST", "/chat/stream", req)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("stream = %d", resp.StatusCode)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return &eventReader{t: t, resp: resp, sc: bufio.NewScanner(resp.Body)}
+}
+
+// next returns the next event; the test fails when the stream ends first.
+func (r *eventReader) next() event {
+	r.t.Helper()
+	for r.sc.Scan() {
+		line, ok := strings.CutPrefix(r.sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			r.t.Fatalf("event %q: %v", line, err)
+		}
+		return ev
+	}
+	r.t.Fatalf("the stream ended: %v", r.sc.Err())
+	return event{}
+}
+
+// rest reads the events up to the end of the stream.
+func (r *eventReader) rest() string {
+	r.t.Helper()
+	return eventTypes(readEvents(r.t, r.resp))
+}
+
+// TestStreamQueued: a turn that must wait is told its place at once — behind
+// another turn of the same conversation, or behind the one LLM slot — and
+// is answered once its turn comes.
+func TestStreamQueued(t *testing.T) {
+	a := newAPI(t)
+	hold := make(chan struct{})
+	var mu sync.Mutex
+	first := true
+	a.ollama.Handle(func(req api.ChatRequest) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if first {
+			first = false
+			r := ollamatest.Text("一つ目の答え")
+			r.Gate = hold
+			return r
+		}
+		return ollamatest.Text("答え")
+	})
+	one := openStream(t, a.c, streamRequest{Message: "一つ目"})
+	ev := one.next()
+	if ev.Type != "session_id" {
+		t.Fatalf("first event = %+v", ev)
+	}
+	sessionID := int64(ev.Value.(float64))
+	waitFor(t, "the first turn at the model", func() bool { return a.ollama.ChatCalls() == 1 })
+
+	// The same conversation: behind its first turn.
+	same := openStream(t, a.c, streamRequest{SessionID: sessionID, Message: "二つ目"})
+	if ev := same.next(); ev.Type != "queued" || ev.Value.(map[string]any)["position"] != float64(1) {
+		t.Errorf("a second turn in the conversation: %+v, want queued at 1", ev)
+	}
+	// Another conversation: behind the one LLM slot.
+	other := openStream(t, a.c, streamRequest{Message: "別の話"})
+	if ev := other.next(); ev.Type != "session_id" {
+		t.Fatalf("other conversation: %+v", ev)
+	}
+	if ev := other.next(); ev.Type != "queued" || ev.Value.(map[string]any)["position"] != float64(1) {
+		t.Errorf("a turn while the model is busy: %+v, want queued at 1", ev)
+	}
+
+	close(hold)
+	for name, r := range map[string]*eventReader{"first": one, "same conversation": same, "other conversation": other} {
+		if got := r.rest(); !strings.HasSuffix(got, "chunk done") || strings.Contains(got, "error") {
+			t.Errorf("%s: then %s, want its answer", name, got)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, for at most ten seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: timed out", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestToolEventDetail(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{`{"query":"都道府県別人口","file_type":"csv"}`, "都道府県別人口"},
+		{`{"url":"https://example.com/a.pdf","continue_from":"tok"}`, "https://example.com/a.pdf"},
+		{`{"file_id":12}`, "12"},
+		{`{"city":"大阪"}`, "大阪"},
+		{`{}`, ""},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2}`},
+	} {
+		if got := argsDetail(tc.args); got != tc.want {
+			t.Errorf("argsDetail(%s) = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }
