@@ -3,11 +3,15 @@
 
 const tokenKey = 'yorozu.csrf';
 
-/** ApiError is a failed request; message is what a person can read. */
+/**
+ * ApiError is a failed request; message is what a person can read, field
+ * the request field it is about (bad input), if any.
+ */
 export class ApiError extends Error {
-	constructor(status, message) {
+	constructor(status, message, field = '') {
 		super(message);
 		this.status = status;
+		this.field = field;
 	}
 }
 
@@ -40,9 +44,11 @@ function toLogin() {
 
 async function errorOf(res) {
 	let msg = '';
+	let field = '';
 	try {
 		const body = await res.json();
 		msg = body.error || body.message || '';
+		field = body.field || '';
 	} catch { /* not JSON */ }
 	if (!msg) {
 		msg = {
@@ -53,7 +59,7 @@ async function errorOf(res) {
 			503: 'この機能は今使えません。',
 		}[res.status] || `サーバーでエラーが起きました（${res.status}）。`;
 	}
-	return new ApiError(res.status, msg);
+	return new ApiError(res.status, msg, field);
 }
 
 async function send(method, path, body, retried) {

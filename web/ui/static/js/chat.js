@@ -2,7 +2,7 @@
 // activity, model choice, linked notes and fetched documents.
 import { get, optional, request, stream } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
+import { $, armed, bytes, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
 
 const state = {
 	sessions: [],
@@ -52,6 +52,9 @@ async function loadSessions() {
 
 async function select(id) {
 	if (state.busy) return;
+	// Ids read back from the address or localStorage are strings; the API
+	// wants numbers.
+	if (id != null) id = Number(id);
 	state.current = id;
 	if (id == null) {
 		localStorage.removeItem(sessionKey);
@@ -82,6 +85,8 @@ async function select(id) {
 		loadLinkedNotes(id).catch(fail),
 		loadDocs(id).catch(() => { $('docs').hidden = true; }),
 	]);
+	// The documents panel may have pushed the messages up: show the latest.
+	scrollDown();
 }
 
 // ---- messages ----
@@ -123,12 +128,15 @@ function scrollDown() {
 
 // ---- sending ----
 
+// toolItem is one line of the tool activity above an answer: a spinner
+// while it runs, then ✓ (or ✗) with the start of its result.
 function toolItem(t) {
 	const running = t.status !== 'done';
-	return el('li', { dataset: { id: t.id } },
-		running ? el('span', { class: 'spin', 'aria-hidden': 'true' }) : el('span', { 'aria-hidden': 'true' }, '✓'),
-		el('span', {}, t.label || t.name, t.detail ? ': ' + t.detail : ''),
-		!running && t.result ? el('span', { class: 'muted' }, '— ' + t.result) : null);
+	return el('li', { class: running ? 'running' : t.error ? 'failed' : 'done', dataset: { id: t.id } },
+		el('span', { class: 'icon', 'aria-hidden': 'true' }, running ? el('span', { class: 'spin' }) : t.error ? '✗' : '✓'),
+		el('span', { class: 'what' }, el('strong', {}, t.label || t.name), t.detail ? '　' + t.detail : '',
+			running ? el('span', { class: 'skip' }, '（実行中）') : null),
+		!running && t.result ? el('span', { class: 'result', title: t.result }, t.result) : null);
 }
 
 async function send(text) {
@@ -262,27 +270,25 @@ function setModel(name) {
 	sel.value = name;
 }
 
+// loadModels fills the selector: the default in force, the presets, then the
+// models Ollama has. It may be slow (Ollama is asked); nothing waits for it.
 async function loadModels() {
-	const [presets, installed] = await Promise.all([
-		optional('/api/models/presets').catch(() => null),
-		optional('/api/models').catch(() => null),
-	]);
+	const res = (await get('/api/models')) || {};
 	const sel = $('model');
 	const keep = sel.value || localStorage.getItem(modelKey) || '';
 	const groups = [];
-	const presetList = Array.isArray(presets) ? presets : (presets && presets.presets) || [];
-	if (presetList.length) {
-		groups.push(el('optgroup', { label: 'プリセット' }, presetList.map((p) =>
+	const presets = res.presets || [];
+	if (presets.length) {
+		groups.push(el('optgroup', { label: 'プリセット' }, presets.map((p) =>
 			el('option', { value: p.model }, p.label && p.label !== p.model ? `${p.label}（${p.model}）` : p.model))));
 	}
-	const inst = Array.isArray(installed) ? installed : (installed && installed.models) || [];
-	if (inst.length) {
-		groups.push(el('optgroup', { label: 'インストール済み' }, inst.map((m) => {
-			const name = typeof m === 'string' ? m : m.name || m.model;
-			return el('option', { value: name }, name);
-		})));
+	const installed = res.installed || [];
+	if (installed.length) {
+		groups.push(el('optgroup', { label: 'インストール済み' }, installed.map((name) => el('option', { value: name }, name))));
+	} else if (res.ollama_error) {
+		groups.push(el('optgroup', { label: 'インストール済み（Ollama に接続できません）' }));
 	}
-	sel.replaceChildren(el('option', { value: '' }, '既定のモデル'), ...groups);
+	sel.replaceChildren(el('option', { value: '' }, res.default ? `既定のモデル（${res.default}）` : '既定のモデル'), ...groups);
 	if (keep) setModel(keep);
 }
 
@@ -331,6 +337,8 @@ async function toggleNote(pageId, on) {
 
 // ---- fetched documents ----
 
+// loadDocs lists the documents the web tools fetched in conversation id
+// (issue 15): each opens its kept text, read-only.
 async function loadDocs(id) {
 	const files = await optional(`/chat/sessions/${encodeURIComponent(id)}/files`);
 	if (String(state.current) !== String(id)) return;
@@ -340,10 +348,10 @@ async function loadDocs(id) {
 		return;
 	}
 	$('docs-count').textContent = String(files.length);
-	$('doc-view').hidden = true;
 	$('docs-list').replaceChildren(...files.map((f) => el('li', {},
-		el('button', { type: 'button', class: 'link', onclick: () => showDoc(id, f) }, f.title || f.url),
-		' ', el('span', { class: 'muted small' }, [f.media_type, when(f.fetched_at)].filter(Boolean).join('・')))));
+		el('button', { type: 'button', class: 'link', 'aria-controls': 'doc-view', onclick: () => showDoc(id, f) }, f.title || f.url),
+		' ', el('span', { class: 'muted small' }, [f.media_type, bytes(f.size), when(f.fetched_at)].filter(Boolean).join('・')))));
+	if (!files.some((f) => String(f.id) === $('doc-view').dataset.id)) closeDoc();
 	panel.hidden = false;
 }
 
@@ -351,11 +359,25 @@ async function showDoc(id, f) {
 	try {
 		const doc = await get(`/chat/sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(f.id)}`);
 		const view = $('doc-view');
-		view.textContent = doc.text || '';
+		view.dataset.id = String(f.id);
+		$('doc-title').replaceChildren(/^https?:/i.test(doc.url || '')
+			? el('a', { href: doc.url, target: '_blank', rel: 'noopener noreferrer' }, doc.title || doc.url)
+			: (doc.title || doc.url || ''));
+		$('doc-meta').textContent = [doc.media_type, bytes(doc.size), when(doc.fetched_at),
+			doc.truncated ? '長いため途中までを保存' : ''].filter(Boolean).join('・');
+		$('doc-text').textContent = doc.text || '';
 		view.hidden = false;
+		$('doc-close').focus();
 	} catch (err) {
 		fail(err);
 	}
+}
+
+function closeDoc() {
+	const view = $('doc-view');
+	view.hidden = true;
+	delete view.dataset.id;
+	$('doc-text').textContent = '';
 }
 
 // ---- session actions ----
@@ -417,6 +439,7 @@ function wire() {
 		}
 	});
 	$('stop').addEventListener('click', () => state.busy?.abort());
+	$('doc-close').addEventListener('click', closeDoc);
 	$('model').addEventListener('change', (ev) => localStorage.setItem(modelKey, ev.target.value));
 	$('export').addEventListener('click', exportSession);
 	armed($('delete-session'), '本当に削除', deleteSession);

@@ -5,12 +5,20 @@ import { $, armed, el, empty, fail, start, when } from './ui.js';
 const pageSize = 50;
 let before = '';
 
+// kindLabel names what a call was for.
+const kindLabel = { reply: '会話', summary: '要約', tags: 'タグ', knowledge: 'ナレッジ', embed: '埋め込み', job: '定期投稿' };
+
+function latency(ms) {
+	if (ms == null) return '';
+	return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} 秒`;
+}
+
 function row(l) {
 	const tr = el('tr', { class: l.error ? 'error' : '', dataset: { id: l.id } });
 	tr.append(
 		el('td', { class: 'small' }, when(l.created_at)),
-		el('td', {}, l.model || ''),
-		el('td', { class: 'num' }, l.latency_ms != null ? (l.latency_ms / 1000).toFixed(1) + ' 秒' : ''),
+		el('td', {}, l.model || '', l.kind ? el('div', { class: 'muted small' }, kindLabel[l.kind] || l.kind) : null),
+		el('td', { class: 'num' }, latency(l.latency_ms)),
 		el('td', { class: 'num' }, l.prompt_tokens ?? ''),
 		el('td', { class: 'num' }, l.completion_tokens ?? ''),
 		el('td', { class: 'small' }, l.session || l.session_key || ''),

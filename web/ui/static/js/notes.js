@@ -12,6 +12,8 @@ const state = {
 	linked: new Set(),
 	grab: null, // keyboard move in progress: {id, section, index}
 	editing: new Set(), // page ids with an open editor (kept across re-renders)
+	dragging: false, // the mouse holds a page
+	redraw: false, // a draw waits for the drop
 };
 
 const noSection = '（セクションなし）';
@@ -65,6 +67,12 @@ async function loadLinked() {
 // ---- drawing ----
 
 function draw() {
+	// A redraw while the mouse drags would take the page from under it:
+	// it waits for the drop.
+	if (state.dragging) {
+		state.redraw = true;
+		return;
+	}
 	drawTabs();
 	drawPages();
 }
@@ -109,8 +117,19 @@ function drawPages() {
 		empty(list, state.pages.length ? 'このセクションにページはありません。' : 'ページはまだありません。「＋ ページを追加」から作れます。');
 		return;
 	}
+	// A redraw keeps the keyboard where it was: a focused handle is focused
+	// again on the page's new node. A page being created stays where it is,
+	// and open editors are kept with what was typed in them.
+	const active = document.activeElement;
+	const held = active && active.classList.contains('handle') ? active.closest('.page[data-id]')?.dataset.id : null;
 	const fresh = list.querySelector('li.new');
-	list.replaceChildren(...(fresh ? [fresh] : []), ...shown.map(pageItem));
+	const editors = new Map([...list.querySelectorAll('li.page[data-id]')]
+		.filter((li) => state.editing.has(Number(li.dataset.id)) && li.querySelector('form.editor'))
+		.map((li) => [li.dataset.id, li]));
+	for (const c of [...list.children]) if (c !== fresh) c.remove();
+	list.append(...shown.map((p) => editors.get(String(p.id)) || pageItem(p)));
+	if (held && !active.isConnected) focusHandle(held);
+	else if (active && active !== document.activeElement && list.contains(active)) active.focus();
 }
 
 function pageItem(p) {
@@ -129,8 +148,8 @@ function pageItem(p) {
 	const del = armed(el('button', { type: 'button', class: 'link danger' }, '削除'), '本当に削除', () => remove(p));
 	li.append(el('div', { class: 'page-head' },
 		handle, el('h2', {}, p.title || '（無題）'), spaceLabel(p),
-		linked ? el('span', { class: 'linked' }, '🔗 会話に紐付け中') : null,
-		el('button', { type: 'button', class: 'link', onclick: () => edit(li, p) }, '編集'),
+		linked ? el('span', { class: 'linked' }, '会話に紐付け中') : null,
+		el('button', { type: 'button', class: 'link', onclick: () => edit(p) }, '編集'),
 		linkBtn, del));
 	if (state.editing.has(p.id)) li.append(editor(p, li));
 	else {
@@ -143,9 +162,9 @@ function pageItem(p) {
 
 // ---- editing ----
 
-function edit(li, p) {
+function edit(p) {
 	state.editing.add(p.id);
-	li.replaceWith(pageItem(p));
+	drawPages();
 	document.querySelector(`.page[data-id="${CSS.escape(String(p.id))}"] textarea`)?.focus();
 }
 
@@ -277,15 +296,19 @@ async function move(id, section, index) {
 	const before = state.pages;
 	state.pages = rest;
 	draw();
+	// Busy until the stored order is back on the screen.
+	const list = $('pages');
+	list.setAttribute('aria-busy', 'true');
 	try {
 		await request('POST', '/api/notes/reorder', { page_id: id, section, order: rest.map((p) => p.id) });
+		await load();
 	} catch (err) {
 		state.pages = before;
 		draw();
 		fail(err);
-		return;
+	} finally {
+		list.removeAttribute('aria-busy');
 	}
-	await load().catch(fail);
 }
 
 function indexIn(section, id) {
@@ -362,6 +385,7 @@ function dragStart(ev, p, li) {
 	ev.preventDefault();
 	const handle = ev.currentTarget;
 	handle.setPointerCapture(ev.pointerId);
+	state.dragging = true;
 	const x0 = ev.clientX, y0 = ev.clientY;
 	let dragging = false;
 	let target = null; // {section, index, mark: element, cls}
@@ -397,8 +421,13 @@ function dragStart(ev, p, li) {
 		handle.removeEventListener('pointercancel', onUp);
 		li.classList.remove('dragging');
 		clear();
+		state.dragging = false;
+		if (state.redraw) {
+			state.redraw = false;
+			draw();
+		}
 		if (!dragging) {
-			handle.focus();
+			focusHandle(p.id);
 			return;
 		}
 		if (target) {

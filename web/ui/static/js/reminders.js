@@ -2,10 +2,13 @@
 import { get, request } from './api.js';
 import { $, armed, el, empty, fail, start, when } from './ui.js';
 
+const statusLabel = { pending: '予定', delivered: '通知済み', cancelled: '取り消し済み', failed: '送れませんでした' };
+
 function status(r) {
-	if (r.cancelled_at) return '取り消し済み';
-	if (r.notified_at) return '通知済み ' + when(r.notified_at);
-	return '予定';
+	const label = statusLabel[r.status] || r.status;
+	if (r.status === 'delivered') return label + ' ' + when(r.notified_at);
+	if (r.status === 'cancelled') return label + ' ' + when(r.cancelled_at);
+	return label;
 }
 
 async function load() {
@@ -17,12 +20,12 @@ async function load() {
 		return;
 	}
 	box.replaceChildren(...items.map((r) => {
-		const pending = !r.cancelled_at && !r.notified_at;
+		const pending = r.status === 'pending';
 		return el('li', { class: 'entry', dataset: { id: r.id } },
 			el('div', { class: 'row' },
 				el('strong', {}, when(r.due_at)),
-				el('span', { class: 'badge' }, status(r)),
-				el('span', { class: 'muted small grow' }, r.user_name || (r.user_id ? 'ユーザー ' + r.user_id : ''), r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
+				el('span', { class: 'badge status-' + r.status }, status(r)),
+				el('span', { class: 'muted small grow' }, r.user_id ? 'ユーザー ' + r.user_id : '', r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
 				pending ? armed(el('button', { type: 'button', class: 'link danger' }, '取り消す'), '本当に取り消す', async () => {
 					try {
 						await request('POST', `/api/reminders/${encodeURIComponent(r.id)}/cancel`);
@@ -31,7 +34,8 @@ async function load() {
 						fail(err);
 					}
 				}) : null),
-			el('p', {}, r.content || ''));
+			el('p', {}, r.content || ''),
+			r.status === 'failed' && r.last_error ? el('p', { class: 'error-note small' }, r.last_error) : null);
 	}));
 }
 

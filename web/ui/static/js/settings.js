@@ -1,20 +1,20 @@
 // Settings (which value is in force and where it comes from) and model presets.
-import { get, optional, request } from './api.js';
+import { get, request } from './api.js';
 import { $, armed, el, empty, fail, start, toast } from './ui.js';
-
-const sourceLabel = { page: 'この画面で設定', env: '環境変数', default: '既定値' };
-
-// rows accepts the list form [{key, value, source, secret}] or a map.
-function rows(res) {
-	const raw = Array.isArray(res) ? res : (res && res.settings) || res || {};
-	if (Array.isArray(raw)) return raw;
-	return Object.entries(raw).map(([key, v]) => (v && typeof v === 'object' ? { key, ...v } : { key, value: v }));
-}
 
 let shown = [];
 
+// origin says where the value in force comes from and when a change applies.
+function origin(s) {
+	const from = s.source === 'page'
+		? `この画面で設定（環境変数 ${s.env} の値${s.default ? '「' + s.default + '」' : 'は空'}より優先）`
+		: `環境変数 ${s.env}${s.value ? '' : '（未設定）'}`;
+	return from + (s.applies === 'now' ? '・変更はすぐ反映' : '・変更は再起動後に反映');
+}
+
 async function load() {
-	shown = rows(await get('/api/settings'));
+	const res = (await get('/api/settings')) || {};
+	shown = res.settings || [];
 	const box = $('settings');
 	if (!shown.length) {
 		box.replaceChildren(el('p', { class: 'empty' }, '設定項目がありません。'));
@@ -22,16 +22,30 @@ async function load() {
 	}
 	box.replaceChildren(...shown.flatMap((s) => {
 		const id = 'set-' + s.key;
-		const input = el('input', {
-			id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off',
-			placeholder: s.secret ? (s.value ? s.value + '（変更するときだけ入力）' : '未設定') : (s.default ?? ''),
-		});
-		if (!s.secret) input.value = s.value ?? '';
-		const from = [sourceLabel[s.source] || s.source, s.env ? `環境変数 ${s.env}` : ''].filter(Boolean).join('・');
+		let input;
+		if (s.choices && s.choices.length) {
+			input = el('select', { id, name: s.key }, s.choices.map((c) => el('option', { value: c }, c)));
+			input.value = s.value;
+		} else {
+			input = el('input', {
+				id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off',
+				placeholder: s.secret ? (s.value ? s.value + '（変えるときだけ入力）' : '未設定') : '',
+			});
+			if (!s.secret) input.value = s.value ?? '';
+		}
+		const reset = s.source === 'page' ? armed(el('button', { type: 'button', class: 'link small' }, '環境変数の値に戻す'), '本当に戻す', async () => {
+			try {
+				await request('PUT', '/api/settings', { [s.key]: null });
+				toast(`${s.label || s.key} を環境変数の値に戻しました。`, 'info');
+				await load();
+			} catch (err) {
+				fail(err);
+			}
+		}) : null;
 		return [
 			el('label', { for: id }, s.label || s.key),
 			input,
-			el('div', { class: 'source' }, '反映中: ', from || '—', s.description ? ' — ' + s.description : ''),
+			el('div', { class: 'source' }, origin(s), reset ? ' ' : '', reset),
 		];
 	}));
 }
@@ -40,7 +54,8 @@ async function save(ev) {
 	ev.preventDefault();
 	const change = {};
 	for (const s of shown) {
-		const v = ev.target.elements[s.key].value;
+		const v = ev.target.elements[s.key].value.trim();
+		// A secret field left empty keeps the secret: it is never sent back.
 		if (s.secret ? v !== '' : v !== String(s.value ?? '')) change[s.key] = v;
 	}
 	if (!Object.keys(change).length) {
@@ -49,19 +64,20 @@ async function save(ev) {
 	}
 	try {
 		await request('PUT', '/api/settings', change);
-		toast('保存しました。すぐに反映されます。', 'info');
+		toast('保存しました。', 'info');
 		await load();
 	} catch (err) {
 		fail(err);
+		const field = err.field && ev.target.elements[err.field];
+		if (field) field.focus();
 	}
 }
 
 async function loadPresets() {
-	const res = await get('/api/models/presets');
-	const items = Array.isArray(res) ? res : (res && res.presets) || [];
+	const items = (await get('/api/models/presets')) || [];
 	const box = $('presets');
 	if (!items.length) {
-		empty(box, 'プリセットはありません。');
+		empty(box, 'プリセットはありません。よく使うモデルを名前付きで登録すると、チャットのモデル選択に出ます。');
 		return;
 	}
 	box.replaceChildren(...items.map((p) => el('li', { class: 'entry' }, el('div', { class: 'row' },
@@ -77,9 +93,8 @@ async function loadPresets() {
 }
 
 async function loadInstalled() {
-	const res = await optional('/api/models');
-	const items = Array.isArray(res) ? res : (res && res.models) || [];
-	$('installed-models').replaceChildren(...items.map((m) => el('option', { value: typeof m === 'string' ? m : m.name || m.model })));
+	const res = (await get('/api/models')) || {};
+	$('installed-models').replaceChildren(...(res.installed || []).map((name) => el('option', { value: name })));
 }
 
 start();
