@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/ollama/ollama/api"
 	"riverqueue.com/riverui"
@@ -144,7 +145,7 @@ func (a *app) settingDefs() []webui.SettingDef {
 		webui.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
 		webui.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
 		webui.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
-			Default: fmt.Sprintf("%d/%s", cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
+			Default: rateText(cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
 			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
 		webui.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
 		webui.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
@@ -154,6 +155,22 @@ func (a *app) settingDefs() []webui.SettingDef {
 		webui.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
 	)
 	return defs
+}
+
+// rateText writes a rate the way USER_RATE_LIMIT is written ("6/min").
+func rateText(n int, window time.Duration) string {
+	if n == 0 {
+		return "0"
+	}
+	switch window {
+	case time.Second:
+		return fmt.Sprintf("%d/sec", n)
+	case time.Minute:
+		return fmt.Sprintf("%d/min", n)
+	case time.Hour:
+		return fmt.Sprintf("%d/hour", n)
+	}
+	return fmt.Sprintf("%d/%s", n, window)
 }
 
 // startWeb makes sure there is an admin password (printing a generated one
