@@ -434,3 +434,17 @@ func TestToolEventDetail(t *testing.T) {
 		}
 	}
 }
+
+// The model's thinking never reaches the page: only its answer is chunked.
+func TestStreamNeverShowsThinking(t *testing.T) {
+	a := newAPI(t)
+	a.ollama.AddModel("qwen3:thinker", "completion", "tools", "thinking")
+	a.ollama.Script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Thinking: "内緒の考え"}, {Thinking: "さらに考える"}, {Content: "答えです。"}}})
+	evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{Message: "考えて", Model: "qwen3:thinker"}))
+	if got := eventTypes(evs); got != "session_id chunk done" {
+		t.Fatalf("events = %s", got)
+	}
+	if b, _ := json.Marshal(evs); strings.Contains(string(b), "内緒") || evs[1].Value != "答えです。" {
+		t.Errorf("events carry the thinking: %s", b)
+	}
+}
