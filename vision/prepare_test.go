@@ -1,0 +1,233 @@
+package vision_test
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/yorozu-bot/yorozu/vision"
+	"github.com/yorozu-bot/yorozu/vision/visiontest"
+)
+
+// sent decodes what Prepare produced, as the model would.
+func sent(t *testing.T, img vision.Image) image.Image {
+	t.Helper()
+	out, err := jpeg.Decode(bytes.NewReader(img.JPEG))
+	if err != nil {
+		t.Fatalf("the prepared image is not a JPEG: %v", err)
+	}
+	if b := out.Bounds(); b.Dx() != img.Width || b.Dy() != img.Height {
+		t.Fatalf("JPEG is %v, Image says %d×%d", b, img.Width, img.Height)
+	}
+	return out
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestPrepareScalesEveryFormat(t *testing.T) {
+	tests := []struct {
+		name         string
+		data         []byte
+		format       string
+		srcW, srcH   int
+		wantW, wantH int
+	}{
+		{"large PNG", visiontest.LargePNG(), "png", 4000, 3000, 1024, 768},
+		{"portrait JPEG with odd sides", visiontest.JPEG(1101, 2201), "jpeg", 1101, 2201, 512, 1024},
+		{"small JPEG keeps its size", visiontest.JPEG(640, 480), "jpeg", 640, 480, 640, 480},
+		{"just over the side", visiontest.PNG(1025, 10), "png", 1025, 10, 1024, 10},
+		{"GIF", visiontest.GIF(2100, 700, color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}), "gif", 2100, 700, 1024, 341},
+		{"lossy WebP", readFile(t, "testdata/blue-purple-pink.lossy.webp"), "webp", 0, 0, 0, 0},
+		{"lossless WebP with alpha", readFile(t, "testdata/gopher-doc.with-alpha.lossless.webp"), "webp", 0, 0, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			img, err := vision.Prepare(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img.Format != tc.format {
+				t.Errorf("format %q, want %q", img.Format, tc.format)
+			}
+			if tc.srcW != 0 && (img.SourceWidth != tc.srcW || img.SourceHeight != tc.srcH) {
+				t.Errorf("source %d×%d, want %d×%d", img.SourceWidth, img.SourceHeight, tc.srcW, tc.srcH)
+			}
+			if tc.wantW != 0 && (img.Width != tc.wantW || img.Height != tc.wantH) {
+				t.Errorf("sent %d×%d, want %d×%d", img.Width, img.Height, tc.wantW, tc.wantH)
+			}
+			if max(img.Width, img.Height) > vision.MaxSide {
+				t.Errorf("sent %d×%d, longer than %d", img.Width, img.Height, vision.MaxSide)
+			}
+			sent(t, img)
+		})
+	}
+}
+
+// The picture survives the scaling: the colours of a gradient stay where
+// they were, and a GIF shows its first frame.
+func TestPrepareKeepsThePicture(t *testing.T) {
+	img, err := vision.Prepare(visiontest.GIF(2100, 700, color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, g, b, _ := sent(t, img).At(500, 170).RGBA()
+	if r>>8 < 200 || g>>8 > 60 || b>>8 > 60 {
+		t.Errorf("GIF centre is rgb(%d,%d,%d), want the first frame's red", r>>8, g>>8, b>>8)
+	}
+
+	img, err = vision.Prepare(visiontest.LargePNG())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := sent(t, img)
+	// gradient: red grows to the right, green downwards.
+	r0, _, _, _ := out.At(10, 384).RGBA()
+	r1, _, _, _ := out.At(1010, 384).RGBA()
+	_, g0, _, _ := out.At(512, 10).RGBA()
+	_, g1, _, _ := out.At(512, 757).RGBA()
+	if r1>>8 < r0>>8+150 || g1>>8 < g0>>8+150 {
+		t.Errorf("gradient lost: red %d→%d, green %d→%d", r0>>8, r1>>8, g0>>8, g1>>8)
+	}
+}
+
+func TestPrepareFlattensTransparencyOnWhite(t *testing.T) {
+	for _, size := range [][2]int{{300, 200}, {2100, 90}} {
+		img, err := vision.Prepare(visiontest.TransparentPNG(size[0], size[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, g, b, _ := sent(t, img).At(img.Width/2, img.Height/2).RGBA()
+		if r>>8 < 250 || g>>8 < 250 || b>>8 < 250 {
+			t.Errorf("%v: transparent pixel became rgb(%d,%d,%d), want white", size, r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+// broken keeps the first half of an image file, then garbage.
+func broken(data []byte) []byte {
+	half := data[: len(data)/2 : len(data)/2]
+	return append(half, bytes.Repeat([]byte{0xff, 0x00}, 64)...)
+}
+
+func TestPrepareRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"decompression bomb header", visiontest.BombPNG(20000, 20000), vision.ErrTooManyPixels},
+		{"just over 16 M pixels", visiontest.BombPNG(4097, 4096), vision.ErrTooManyPixels},
+		{"broken JPEG", broken(visiontest.JPEG(64, 64)), vision.ErrBroken},
+		{"broken PNG", broken(visiontest.PNG(300, 300)), vision.ErrBroken},
+		{"PNG header without pixels", visiontest.BombPNG(100, 100), vision.ErrBroken},
+		{"not an image", []byte("%PDF-1.7 not a picture at all"), vision.ErrFormat},
+		{"empty", nil, vision.ErrFormat},
+		{"BMP", append([]byte("BM"), make([]byte, 60)...), vision.ErrFormat},
+		{"over 10 MB", make([]byte, vision.MaxBytes+1), vision.ErrTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := vision.Prepare(tc.data)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("Prepare: %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// A header claiming 20,000×20,000 (1.6 GB as RGBA) is refused from its
+// few bytes: nothing near the picture's size is allocated.
+func TestBombIsRefusedWithoutDecoding(t *testing.T) {
+	bomb := visiontest.BombPNG(20000, 20000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := vision.Prepare(bomb)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, vision.ErrTooManyPixels) || !strings.Contains(err.Error(), "20000×20000") {
+		t.Fatalf("Prepare: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing the bomb allocated %d bytes", n)
+	}
+}
+
+func TestReadStopsAtTheLimit(t *testing.T) {
+	data, err := vision.Read(bytes.NewReader(make([]byte, vision.MaxBytes)))
+	if err != nil || len(data) != vision.MaxBytes {
+		t.Fatalf("exactly 10 MB: %d bytes, %v", len(data), err)
+	}
+	r := &countingReader{left: 50 << 20}
+	if _, err := vision.Read(r); !errors.Is(err, vision.ErrTooLarge) {
+		t.Fatalf("50 MB: %v, want ErrTooLarge", err)
+	}
+	if r.read > vision.MaxBytes+64<<10 {
+		t.Errorf("read %d bytes of a 50 MB stream; the cap is %d", r.read, vision.MaxBytes)
+	}
+}
+
+type countingReader struct{ left, read int }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n := min(len(p), r.left)
+	r.left -= n
+	r.read += n
+	return n, nil
+}
+
+func TestWhatCountsAsAnImage(t *testing.T) {
+	tests := []struct {
+		contentType, name string
+		image, supported  bool
+	}{
+		{"image/png", "a.png", true, true},
+		{"image/jpeg", "", true, true},
+		{"image/jpg", "", true, true},
+		{"image/webp", "x", true, true},
+		{"image/gif", "x.gif", true, true},
+		{"", "photo.JPG", true, true},
+		{"", "photo.webp", true, true},
+		{"image/svg+xml", "logo.svg", true, false},
+		{"image/heic", "IMG_0001.HEIC", true, false},
+		{"application/pdf", "doc.pdf", false, false},
+		{"text/plain; charset=utf-8", "a.png", false, false},
+		{"", "notes.txt", false, false},
+		{"", "", false, false},
+	}
+	for _, tc := range tests {
+		if got := vision.IsImage(tc.contentType, tc.name); got != tc.image {
+			t.Errorf("IsImage(%q, %q) = %v", tc.contentType, tc.name, got)
+		}
+		if got := vision.Supported(tc.contentType, tc.name); got != tc.supported {
+			t.Errorf("Supported(%q, %q) = %v", tc.contentType, tc.name, got)
+		}
+	}
+}
+
+func TestSize(t *testing.T) {
+	tests := []struct{ w, h, wantW, wantH int }{
+		{4000, 3000, 1024, 768},
+		{3000, 4000, 768, 1024},
+		{1024, 1024, 1024, 1024},
+		{800, 600, 800, 600},
+		{20000, 10, 1024, 1},
+		{1920, 1080, 1024, 576},
+	}
+	for _, tc := range tests {
+		if w, h := vision.Size(tc.w, tc.h); w != tc.wantW || h != tc.wantH {
+			t.Errorf("Size(%d, %d) = %d×%d, want %d×%d", tc.w, tc.h, w, h, tc.wantW, tc.wantH)
+		}
+	}
+}
