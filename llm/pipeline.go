@@ -105,6 +105,8 @@ type Pipeline struct {
 
 	capMu sync.Mutex
 	caps  map[string]Capabilities
+
+	installedModels installedCache // for VisionModels
 }
 
 // New returns a Pipeline; zero Options fields take their defaults.

@@ -18,7 +18,7 @@ func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content str
 	if p.recorder == nil {
 		return
 	}
-	body, err := json.Marshal(req)
+	body, err := requestJSON(req)
 	if err != nil {
 		body = nil
 	}

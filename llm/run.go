@@ -173,6 +173,9 @@ func (t *turn) request(mode toolMode, offer bool, defs api.Tools, caps Capabilit
 	if caps.Thinking {
 		r.Think = t.req.Think
 	}
+	if !caps.Vision {
+		r.Messages = withoutImages(r.Messages)
+	}
 	switch mode {
 	case nativeTools:
 		if offer {
