@@ -32,6 +32,9 @@ type MessageRecord struct {
 	PlatformMessageID string    // e.g. the Discord message id
 	Model             string    // the model that wrote a reply
 	At                time.Time // zero means the Memory's clock
+	// Images are what is kept of the pictures sent with a user's message
+	// (name, size, dimensions; never the bytes).
+	Images []db.MessageImage
 }
 
 // Record stores a turn in session key, creating the session if needed. The
@@ -63,6 +66,11 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 			return err
 		}
 		stored = []db.Message{user}
+		if len(turn.User.Images) > 0 {
+			if err := db.SetMessageImages(ctx, tx, user.ID, turn.User.Images); err != nil {
+				return err
+			}
+		}
 		if turn.Reply.Content == "" {
 			return nil
 		}
