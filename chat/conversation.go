@@ -79,7 +79,9 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if req.Model != "" {
 		model = req.Model
 	}
-	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, emit)
+	imgs := c.images(ctx, model, req)
+	msgs = withImages(msgs, imgs.send)
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, notesBeforeEnd(imgs.notes, emit))
 	// A failed turn is kept too (the user's message, and whatever part of
 	// the answer was written), so the next turn has it in context.
 	at := req.At
@@ -93,7 +95,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Space:     space,
 		User: memory.MessageRecord{
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
-			PlatformMessageID: req.MessageID, At: at,
+			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
 		},
 		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now()},
 	}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/memory"
@@ -22,18 +23,33 @@ type Request struct {
 	AuthorName  string
 	Text        string // the mention already stripped
 	Attachments []Attachment
-	At          time.Time
+	// RepliedAttachments, when set, fetches the attachments of the message
+	// this one replies to, for an adapter that does not have them at hand.
+	// It is called only when they would be used (a model that can see
+	// images); attachments already known go in Attachments (Replied).
+	RepliedAttachments func(ctx context.Context) ([]Attachment, error)
+	At                 time.Time
 	// Model, when set, answers instead of the handler's own model (the
 	// admin page's model selector).
 	Model string
 }
 
-// Attachment is a file the user sent with the message.
+// Attachment is a file the user sent with the message, or one of the
+// message the user replied to.
 type Attachment struct {
 	URL         string
 	Filename    string
 	ContentType string
-	Size        int
+	Size        int // bytes, as the platform reports them; 0 if unknown
+	// Width and Height of an image, as the platform reports them; 0 if
+	// unknown.
+	Width, Height int
+	// Replied is set for a file of the message the user replied to.
+	Replied bool
+	// Load reads the file's bytes (at most vision.MaxBytes; the adapter
+	// enforces where from). It is called only when the file is used: an
+	// image for a model that can see.
+	Load func(ctx context.Context) ([]byte, error)
 }
 
 func (r Request) space() memory.Space {

@@ -42,6 +42,9 @@ var (
 	ErrTooManyPixels = errors.New("image has too many pixels")
 	ErrFormat        = errors.New("not a PNG, JPEG, WebP or GIF image")
 	ErrBroken        = errors.New("image cannot be decoded")
+	// ErrNotAllowed is for an adapter that refuses to download from where
+	// a file is (Discord's attachment hosts only).
+	ErrNotAllowed = errors.New("image URL not allowed")
 )
 
 // Image is a picture ready for the model.
@@ -68,7 +71,8 @@ func Read(r io.Reader) ([]byte, error) {
 
 // Prepare checks, decodes, scales and re-encodes one image file. The
 // header's dimensions are checked before decoding, so a file that claims
-// more than MaxPixels costs nothing.
+// more than MaxPixels costs nothing. A file refused after its header was
+// read still comes with SourceWidth, SourceHeight and Format.
 func Prepare(data []byte) (Image, error) {
 	if len(data) > MaxBytes {
 		return Image{}, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(data))
@@ -83,23 +87,23 @@ func Prepare(data []byte) (Image, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return Image{}, fmt.Errorf("%w: %d×%d", ErrBroken, cfg.Width, cfg.Height)
 	}
+	// From here on a refusal still tells what the file claimed to be.
+	img := Image{SourceWidth: cfg.Width, SourceHeight: cfg.Height, Format: format}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
-		return Image{}, fmt.Errorf("%w: %d×%d", ErrTooManyPixels, cfg.Width, cfg.Height)
+		return img, fmt.Errorf("%w: %d×%d", ErrTooManyPixels, cfg.Width, cfg.Height)
 	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
-		return Image{}, fmt.Errorf("%w: %v", ErrBroken, err)
+		return img, fmt.Errorf("%w: %v", ErrBroken, err)
 	}
 	out := fit(src)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
-		return Image{}, fmt.Errorf("encode image: %w", err)
+		return img, fmt.Errorf("encode image: %w", err)
 	}
 	b := out.Bounds()
-	return Image{
-		JPEG: buf.Bytes(), Width: b.Dx(), Height: b.Dy(),
-		SourceWidth: cfg.Width, SourceHeight: cfg.Height, Format: format,
-	}, nil
+	img.JPEG, img.Width, img.Height = buf.Bytes(), b.Dx(), b.Dy()
+	return img, nil
 }
 
 // Size returns the size an image of w×h is sent at: the longest side at

@@ -154,10 +154,14 @@ func TestBombIsRefusedWithoutDecoding(t *testing.T) {
 	bomb := visiontest.BombPNG(20000, 20000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := vision.Prepare(bomb)
+	img, err := vision.Prepare(bomb)
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, vision.ErrTooManyPixels) || !strings.Contains(err.Error(), "20000×20000") {
 		t.Fatalf("Prepare: %v", err)
+	}
+	if img.SourceWidth != 20000 || img.SourceHeight != 20000 || img.Format != "png" || img.JPEG != nil {
+		t.Errorf("refused bomb = %d×%d %q with %d bytes, want the header's claim and nothing else",
+			img.SourceWidth, img.SourceHeight, img.Format, len(img.JPEG))
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("refusing the bomb allocated %d bytes", n)
