@@ -218,7 +218,10 @@ func TestBadImagesGetANoteAndTheAnswer(t *testing.T) {
 		}, 0, nil, nil, 0},
 		{"refused host", func(l *atomic.Int32) []Attachment {
 			a := file("x.png", "image/png", good, l)
-			a.Load = func(context.Context) ([]byte, error) { l.Add(1); return nil, fmt.Errorf("get evil.example: %w", vision.ErrNotAllowed) }
+			a.Load = func(context.Context) ([]byte, error) {
+				l.Add(1)
+				return nil, fmt.Errorf("get evil.example: %w", vision.ErrNotAllowed)
+			}
 			return []Attachment{a}
 		}, 0, []string{"※ 画像「x.png」は見ていません: Discord 以外の場所にあるファイルは読みません。"}, []string{"not_allowed"}, 1},
 		{"download failed", func(l *atomic.Int32) []Attachment {
