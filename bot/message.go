@@ -47,14 +47,6 @@ func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request,
 		Text:       nameMentions(stripMention(m.Content, botID), m.Mentions),
 		At:         at,
 	}
-	for _, a := range m.Attachments {
-		if a == nil {
-			continue
-		}
-		req.Attachments = append(req.Attachments, chat.Attachment{
-			URL: a.URL, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size,
-		})
-	}
 	return req, true
 }
 
@@ -120,6 +112,7 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) {
 		return
 	}
+	req = b.withAttachments(req, e.Message)
 	if req.GuildID == "" {
 		b.admitDM(req, b.admit)
 		return

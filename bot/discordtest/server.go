@@ -60,7 +60,10 @@ type Message struct {
 	AllowedMentions *discordgo.MessageAllowedMentions
 	WebhookID       string
 	Attachments     []Attachment // files uploaded with the message
-	Edits           int
+	// Attached are a user message's attachments as SendMessage got them
+	// (files served by AddAttachment).
+	Attached []*discordgo.MessageAttachment
+	Edits    int
 	// Nonce and EnforceNonce are as the creator sent them.
 	Nonce        string
 	EnforceNonce bool
@@ -158,6 +161,9 @@ type Server struct {
 	// Servers of channels and their overwrites (PutChannelInGuild, DenyBot).
 	channelGuild map[string]string
 	overwrites   map[string][]*discordgo.PermissionOverwrite
+
+	files     map[string]servedFile // path -> file, served by serveFile
+	downloads []string              // paths of files fetched, in order
 
 	// The listener is the fake's own so that it can go away and come back on
 	// the same address (SetUnreachable).
@@ -554,7 +560,8 @@ func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
 	if m.Author != nil {
 		authorID = m.Author.ID
 	}
-	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID, CreatedAt: m.Timestamp})
+	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID,
+		CreatedAt: m.Timestamp, Reference: m.MessageReference, Attached: m.Attachments})
 	s.mu.Unlock()
 	s.Dispatch("MESSAGE_CREATE", m)
 	return m
@@ -630,6 +637,7 @@ func (s *Server) wireMessage(m *Message) *discordgo.Message {
 		Timestamp:        m.CreatedAt,
 		MessageReference: m.Reference,
 		WebhookID:        m.WebhookID,
+		Attachments:      m.Attached,
 	}
 }
 
@@ -698,6 +706,10 @@ func apiError(status, code int, msg string) response {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/gateway" || r.URL.Path == "/gateway/" {
 		s.serveGateway(w, r)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/attachments/") {
+		s.serveFile(w, r)
 		return
 	}
 	loc := apiPrefix.FindString(r.URL.Path)
@@ -948,6 +960,12 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		return response{status: http.StatusNoContent}
 	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodGet:
 		return s.listLocked(channelID, query)
+	case len(rest) == 2 && rest[0] == "messages" && method == http.MethodGet:
+		m, ok := s.messages[rest[1]]
+		if !ok || m.ChannelID != channelID {
+			return apiError(http.StatusNotFound, 10008, "Unknown Message")
+		}
+		return response{status: 200, body: s.wireMessage(m)}
 	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodPost:
 		var in outgoing
 		if err := json.Unmarshal(body, &in); err != nil {
