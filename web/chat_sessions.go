@@ -153,6 +153,9 @@ type messageJSON struct {
 	// Archived messages were summarised: shown in the history, no longer
 	// sent to the model.
 	Archived bool `json:"archived"`
+	// Images are what is kept of the pictures sent with the message (the
+	// history only; never the bytes).
+	Images []db.MessageImage `json:"images,omitempty"`
 }
 
 func toMessagesJSON(ms []db.Message, withIDs bool) []messageJSON {
@@ -179,7 +182,20 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessagesJSON(ms, true))
+	out := toMessagesJSON(ms, true)
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	images, err := db.MessageImages(r.Context(), s.opts.Pool, ids)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	for i := range out {
+		out[i].Images = images[out[i].ID]
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // exportJSON is the file a conversation is exported to and imported from.

@@ -13,6 +13,7 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/vision"
 )
 
 // webUser is who types on the admin page, for the rate limit and the
@@ -35,6 +36,36 @@ type streamRequest struct {
 	Model       string  `json:"model"`
 	NotePageIDs []int64 `json:"note_page_ids"`
 	Space       string  `json:"space"` // of a new conversation; default: the default space
+	// Images are pictures uploaded or pasted with the message; the chat
+	// handler checks and prepares them as it does Discord's.
+	Images []imageUpload `json:"images"`
+}
+
+// imageUpload is one picture sent with a message: its bytes in base64.
+type imageUpload struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // content type, e.g. image/png
+	Data []byte `json:"data"`
+}
+
+// maxStreamBody bounds POST /chat/stream: the images' limit (each at
+// most vision.MaxBytes, in base64) with room for the message.
+const maxStreamBody = vision.MaxImages*vision.MaxBytes*4/3 + maxBody
+
+// attachments turns the uploads into the request's attachments.
+func (req streamRequest) attachments() []chat.Attachment {
+	out := make([]chat.Attachment, 0, len(req.Images))
+	for i, img := range req.Images {
+		data, name := img.Data, strings.TrimSpace(img.Name)
+		if name == "" {
+			name = fmt.Sprintf("image-%d", i+1)
+		}
+		out = append(out, chat.Attachment{
+			Filename: name, ContentType: img.Type, Size: len(data),
+			Load: func(context.Context) ([]byte, error) { return data, nil },
+		})
+	}
+	return out
 }
 
 // event is one SSE line: data: {"type": …, "value": …}.
@@ -95,13 +126,19 @@ func (s *sseWriter) send(typ string, value any) error {
 // way; a client that goes away stops it.
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	var req streamRequest
-	if !decodeJSON(w, r, &req, maxBody) {
+	if !decodeJSON(w, r, &req, maxStreamBody) {
 		return
 	}
 	req.Message = strings.TrimSpace(req.Message)
-	if req.Message == "" {
+	if req.Message == "" && len(req.Images) == 0 {
 		writeFieldError(w, "message", "メッセージを入力してください")
 		return
+	}
+	for i, img := range req.Images {
+		if len(img.Data) == 0 {
+			writeFieldError(w, fmt.Sprintf("images[%d].data", i), "画像のデータがありません")
+			return
+		}
 	}
 	ctx := r.Context()
 	var sess db.SessionItem
@@ -113,7 +150,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		}
 		var err error
 		sess, err = db.CreateSession(ctx, s.opts.Pool, db.NewSession{Key: string(newWebKey()), Source: "web", Space: string(space),
-			Title: titleFrom(req.Message), Model: req.Model, At: s.opts.Now()})
+			Title: req.title(), Model: req.Model, At: s.opts.Now()})
 		if err != nil {
 			s.internalError(w, r, err)
 			return
@@ -177,7 +214,7 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem
 		}
 	}
 	if sess.Title == "" {
-		if err := db.SetSessionTitle(ctx, s.opts.Pool, sess.ID, titleFrom(req.Message)); err != nil {
+		if err := db.SetSessionTitle(ctx, s.opts.Pool, sess.ID, req.title()); err != nil {
 			return err
 		}
 	}
@@ -187,7 +224,7 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem
 	tr := &turnEvents{out: out}
 	err = s.opts.Deps.Chat.Respond(ctx, chat.Request{
 		Session: sess.Key, Source: "web", Space: sess.Space, AuthorID: webUserID, AuthorName: webUserName,
-		Text: req.Message, At: s.opts.Now(), Model: model,
+		Text: req.Message, At: s.opts.Now(), Model: model, Attachments: req.attachments(),
 	}, tr.emit)
 	if err != nil && !tr.ended && ctx.Err() == nil {
 		// A failure before the model ran (the context could not be read)
@@ -348,6 +385,15 @@ func shorten(s string, n int) string {
 		return string([]rune(s)[:n-1]) + "…"
 	}
 	return s
+}
+
+// title is the title of a conversation that starts with req: its text,
+// or the first image's name.
+func (req streamRequest) title() string {
+	if req.Message == "" && len(req.Images) > 0 {
+		return titleFrom("画像: " + req.attachments()[0].Filename)
+	}
+	return titleFrom(req.Message)
 }
 
 // titleFrom makes a conversation's title from its first message.

@@ -10,7 +10,14 @@ const state = {
 	notes: [], // every note page, for the picker
 	linked: new Set(), // page ids linked to the current session (or to the next new one)
 	busy: null, // AbortController of the turn in flight
+	images: [], // pictures to send with the next message: { file, url }
 };
+
+// Limits the server applies too (vision package); checked here first so
+// a person learns at once.
+const maxImages = 4;
+const maxImageBytes = 10 << 20;
+const imageTypes = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
 const sessionKey = 'yorozu.session';
 const modelKey = 'yorozu.model';
@@ -107,7 +114,16 @@ function showMessage(m) {
 	const b = bubble(role, { archived: m.archived || !!m.archived_at, time: m.created_at, author: m.author });
 	if (role === 'assistant') render(b.body, m.content || '');
 	else b.body.textContent = m.content || '';
+	if (m.images && m.images.length) b.body.append(imageList(m.images));
 	$('messages').append(b.node);
+}
+
+// imageList names the pictures kept with a message (the bytes are not kept).
+function imageList(images) {
+	return el('ul', { class: 'image-list' }, images.map((i) => el('li', {},
+		'🖼 ', i.name,
+		i.width ? `（${i.width}×${i.height}）` : '',
+		i.skipped ? el('span', { class: 'muted' }, ' — 見ていません') : '')));
 }
 
 async function loadMessages(id) {
@@ -139,12 +155,72 @@ function toolItem(t) {
 		!running && t.result ? el('span', { class: 'result', title: t.result }, t.result) : null);
 }
 
+// ---- images to send ----
+
+function addImages(files) {
+	for (const f of files) {
+		if (!imageTypes.includes(f.type)) {
+			toast(`${f.name || '画像'}: PNG・JPEG・WebP・GIF の画像だけ送れます。`);
+		} else if (f.size > maxImageBytes) {
+			toast(`${f.name || '画像'}: 10 MB を超える画像は送れません。`);
+		} else if (state.images.length >= maxImages) {
+			toast(`画像は 1 回に ${maxImages} 枚までです。`);
+			break;
+		} else {
+			state.images.push({ file: f, url: URL.createObjectURL(f) });
+		}
+	}
+	renderImages();
+}
+
+function renderImages() {
+	const box = $('pending-images');
+	box.hidden = !state.images.length;
+	box.replaceChildren(...state.images.map((img, i) => el('li', {},
+		el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }),
+		el('button', {
+			type: 'button', class: 'link', 'aria-label': `${img.file.name || '画像'} を外す`,
+			onclick: () => {
+				URL.revokeObjectURL(img.url);
+				state.images.splice(i, 1);
+				renderImages();
+			},
+		}, '×'))));
+}
+
+// upload reads a picture for the JSON body: its bytes in base64.
+function upload(img) {
+	return new Promise((resolve, reject) => {
+		const r = new FileReader();
+		r.onload = () => resolve({
+			name: img.file.name || 'pasted.png', type: img.file.type,
+			data: String(r.result).replace(/^data:[^,]*,/, ''),
+		});
+		r.onerror = () => reject(new Error(`${img.file.name || '画像'} を読めませんでした。`));
+		r.readAsDataURL(img.file);
+	});
+}
+
 async function send(text) {
 	if (state.busy || readOnly()) return;
+	const images = state.images;
+	let uploads = [];
+	try {
+		uploads = await Promise.all(images.map(upload));
+	} catch (err) {
+		fail(err);
+		return;
+	}
+	state.images = [];
+	renderImages();
 	const box = $('messages');
 	box.querySelector('.empty')?.remove();
 	const u = bubble('user');
 	u.body.textContent = text;
+	if (images.length) {
+		u.body.append(el('div', { class: 'thumbs' }, images.map((img) =>
+			el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }))));
+	}
 	const a = bubble('assistant');
 	a.body.append(el('span', { class: 'muted' }, '…'));
 	box.append(u.node, a.node);
@@ -164,6 +240,7 @@ async function send(text) {
 	$('send').disabled = true;
 	$('stop').hidden = false;
 	const body = { message: text };
+	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
 	else if (state.linked.size) body.note_page_ids = [...state.linked];
 	const model = $('model').value;
@@ -428,9 +505,20 @@ function wire() {
 		ev.preventDefault();
 		const input = $('input');
 		const text = input.value.trim();
-		if (!text) return;
+		if (!text && !state.images.length) return;
 		input.value = '';
 		send(text);
+	});
+	$('attach').addEventListener('click', () => $('image-file').click());
+	$('image-file').addEventListener('change', (ev) => {
+		addImages([...ev.target.files]);
+		ev.target.value = '';
+	});
+	$('input').addEventListener('paste', (ev) => {
+		const files = [...(ev.clipboardData?.files || [])].filter((f) => f.type.startsWith('image/'));
+		if (!files.length) return;
+		ev.preventDefault();
+		addImages(files);
 	});
 	$('input').addEventListener('keydown', (ev) => {
 		if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !ev.isComposing) {
