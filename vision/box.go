@@ -1,6 +1,9 @@
 package vision
 
-import "image"
+import (
+	"image"
+	"strconv"
+)
 
 // boxShrink reduces src by the whole factor k, each output pixel the mean
 // of a k×k block. Types it has no fast path for are returned as they are.
@@ -45,18 +48,7 @@ func boxPlane(dst []byte, dstride, dw, dh, n int, src []byte, sstride, sw, sh, k
 		y0 := min(dy*k, sh-1)
 		y1 := min(y0+k, sh)
 		for y := y0; y < y1; y++ {
-			row := src[y*sstride : y*sstride+sw*n]
-			for dx := range dw {
-				x0 := min(dx*k, sw-1)
-				x1 := min(x0+k, sw)
-				for c := range n {
-					var s uint32
-					for x := x0; x < x1; x++ {
-						s += uint32(row[x*n+c])
-					}
-					acc[dx*n+c] += s
-				}
-			}
+			addRow(acc, src[y*sstride:y*sstride+sw*n], dw, n, sw, k)
 		}
 		out := dst[dy*dstride : dy*dstride+dw*n]
 		for dx := range dw {
@@ -66,6 +58,37 @@ func boxPlane(dst []byte, dstride, dw, dh, n int, src []byte, sstride, sw, sh, k
 				out[dx*n+c] = uint8((acc[dx*n+c] + cnt/2) / cnt)
 			}
 		}
+	}
+}
+
+// addRow adds each k-pixel run of row to its sums in acc. A pixel is one
+// byte (luma, chroma, grey) or four (RGBA); each has its own loop, since
+// this is where the time of scaling goes.
+func addRow(acc []uint32, row []byte, dw, n, sw, k int) {
+	switch n {
+	case 1:
+		for dx := range dw {
+			x0 := min(dx*k, sw-1)
+			var s uint32
+			for _, v := range row[x0:min(x0+k, sw)] {
+				s += uint32(v)
+			}
+			acc[dx] += s
+		}
+	case 4:
+		for dx := range dw {
+			x0 := min(dx*k, sw-1)
+			px := row[x0*4 : min(x0+k, sw)*4]
+			var r, g, b, a uint32
+			for len(px) >= 4 {
+				r, g, b, a = r+uint32(px[0]), g+uint32(px[1]), b+uint32(px[2]), a+uint32(px[3])
+				px = px[4:]
+			}
+			sums := acc[dx*4 : dx*4+4 : dx*4+4]
+			sums[0], sums[1], sums[2], sums[3] = sums[0]+r, sums[1]+g, sums[2]+b, sums[3]+a
+		}
+	default:
+		panic("vision: box filter of " + strconv.Itoa(n) + " bytes a pixel")
 	}
 }
 

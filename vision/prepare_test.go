@@ -103,6 +103,27 @@ func TestPrepareKeepsThePicture(t *testing.T) {
 	}
 }
 
+func TestPrepareGreyJPEG(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 2100, 1000))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(i % g.Stride * 255 / g.Stride)
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, g, nil); err != nil {
+		t.Fatal(err)
+	}
+	img, err := vision.Prepare(b.Bytes())
+	if err != nil || img.Width != 1024 || img.Height != 488 {
+		t.Fatalf("grey JPEG: %d×%d, %v", img.Width, img.Height, err)
+	}
+	out := sent(t, img)
+	l, _, _, _ := out.At(20, 200).RGBA()
+	r, _, _, _ := out.At(1000, 200).RGBA()
+	if l>>8 > 20 || r>>8 < 230 {
+		t.Errorf("grey ramp became %d … %d", l>>8, r>>8)
+	}
+}
+
 func TestPrepareFlattensTransparencyOnWhite(t *testing.T) {
 	for _, size := range [][2]int{{300, 200}, {2100, 90}} {
 		img, err := vision.Prepare(visiontest.TransparentPNG(size[0], size[1]))
