@@ -28,6 +28,8 @@ func TestChatImagesInBrowser(t *testing.T) {
 	b.do("log in", chromedp.Navigate(h.httpURL+"/login"), chromedp.WaitVisible(chromedp.CSS("#password")),
 		chromedp.SendKeys(chromedp.CSS("#password"), password),
 		chromedp.Click(chromedp.CSS("#login-form button")), chromedp.WaitVisible(chromedp.CSS("#input")))
+	// The session list is drawn after the page's handlers are wired.
+	b.waitJS("the page's script", `!document.querySelector('#session-list').textContent.includes('読み込み中')`)
 	b.do("attach a file", chromedp.SetUploadFiles(chromedp.CSS("#image-file"), []string{file}))
 	b.waitJS("the attached thumbnail", `document.querySelectorAll('#pending-images img').length === 1`)
 	// A paste with a picture on the clipboard, as a screenshot tool leaves it.
