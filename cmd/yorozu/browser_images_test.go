@@ -17,8 +17,10 @@ import (
 func TestChatImagesInBrowser(t *testing.T) {
 	b := newBrowserPage(t)
 	const password = "correct horse battery staple"
-	h := start(t, map[string]string{"ADMIN_PASSWORD": password})
-	h.ollama.AddModel(model, "completion", "tools", "vision")
+	// Capabilities are learnt at start, so the model can see before yorozu runs.
+	h := startHarness(t, map[string]string{"ADMIN_PASSWORD": password}, func(h *harness) {
+		h.ollama.AddModel(model, "completion", "tools", "vision")
+	})
 	h.script(ollamatest.Text("2 枚とも見えます。"))
 	file := filepath.Join(t.TempDir(), "グラデーション.png")
 	if err := os.WriteFile(file, visiontest.PNG(1600, 1200), 0o644); err != nil {

@@ -62,8 +62,8 @@ func (h *harness) keptImages(t *testing.T, id string) []db.MessageImage {
 }
 
 func TestImagesFromDiscordReachAVisionModel(t *testing.T) {
-	h := start(t, nil)
-	h.ollama.AddModel(model, "completion", "tools", "vision")
+	// Capabilities are learnt at start, so the model can see before yorozu runs.
+	h := startHarness(t, nil, func(h *harness) { h.ollama.AddModel(model, "completion", "tools", "vision") })
 
 	// A 4,000×3,000 PNG, served by Discord's CDN, reaches the model as
 	// 1,024×768, and the turn keeps its name, size and dimensions.
@@ -125,8 +125,7 @@ func TestImagesFromDiscordReachAVisionModel(t *testing.T) {
 }
 
 func TestModelWithoutVisionSaysWhichCouldSee(t *testing.T) {
-	h := start(t, nil)
-	h.ollama.AddModel("gemma3:4b", "completion", "vision")
+	h := startHarness(t, nil, func(h *harness) { h.ollama.AddModel("gemma3:4b", "completion", "vision") })
 	h.script(ollamatest.Text("文字だけならお答えできます。"))
 	q := h.mentionWith("これは何？", h.discord.AddAttachment("cat.png", "image/png", visiontest.PNG(64, 64)))
 	h.waitReply(t, 1, equals("文字だけならお答えできます。\n\n※ このモデル（qwen3:4b）は画像を見られないため、画像は読んでいません。画像を見られるモデル: gemma3:4b"))
