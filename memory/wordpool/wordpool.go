@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ikawaha/kagome-dict/ipa"
 	"github.com/ikawaha/kagome/v2/tokenizer"
 
 	"github.com/yorozu-bot/yorozu/db"
@@ -28,7 +27,7 @@ var (
 // tens of MB); every pool shares it. Tokenizer is safe for concurrent use.
 func tokenizerOnce() (*tokenizer.Tokenizer, error) {
 	tokOnce.Do(func() {
-		tok, tokErr = tokenizer.New(ipa.DictShrink(), tokenizer.OmitBosEos())
+		tok, tokErr = tokenizer.New(loadDict(), tokenizer.OmitBosEos())
 	})
 	return tok, tokErr
 }
