@@ -5,7 +5,7 @@
 // flight, and records every call.
 //
 // It knows no adapter (Discord, web) and no database table: callers pass a
-// ChatClient (the real *api.Client), a ToolSet and a Recorder.
+// ChatClient (Client, or the real *api.Client), a ToolSet and a Recorder.
 //
 // # Tools
 //

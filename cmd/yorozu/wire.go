@@ -94,7 +94,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
 	a.metrics = a.newMetrics()
 	a.health = newHealth(a.startupChecks, logger)
-	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
+	ollama := llm.NewClient(cfg.OllamaHost, &http.Client{})
 	recorder := apiLogRecorder{pool: d.pool, metrics: a.metrics}
 	a.llm = llm.New(llm.Options{
 		Client:      ollama,
@@ -449,7 +449,7 @@ func (d *database) close() {
 // (summaries, tags, embeddings). Its chat calls wait for an LLM slot behind
 // the users' turns and are kept in api_logs like the pipeline's.
 type background struct {
-	*api.Client
+	*llm.Client
 	pipeline *llm.Pipeline
 	recorder llm.Recorder
 	metrics  *metrics.Metrics
