@@ -113,6 +113,9 @@ type staticFiles map[string]*staticFile
 
 func newStaticFiles(fsys fs.FS, root string) (staticFiles, error) {
 	files := staticFiles{}
+	// One writer for all: each new one at BestCompression is about 800 KB,
+	// which made gzip most of what yorozu allocates to start.
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression)
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -125,7 +128,7 @@ func newStaticFiles(fsys fs.FS, root string) (staticFiles, error) {
 		f := &staticFile{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, ctype: contentType(p)}
 		if compressible(f.ctype) {
 			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Reset(&buf)
 			_, _ = zw.Write(body)
 			_ = zw.Close()
 			if buf.Len() < len(body) {
