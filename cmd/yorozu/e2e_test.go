@@ -110,6 +110,19 @@ func startPrepared(t testing.TB, extraEnv map[string]string, prep func(*discordt
 // file system set up by prep before yorozu starts.
 func startHarness(t testing.TB, extraEnv map[string]string, prep func(*harness)) *harness {
 	t.Helper()
+	h := newHarness(t, extraEnv)
+	if prep != nil {
+		prep(h)
+	}
+	h.startRun(t, h.env)
+	h.openPool(t)
+	return h
+}
+
+// newHarness makes the fakes, a fresh database and the environment that
+// points yorozu at them; nothing runs yet.
+func newHarness(t testing.TB, extraEnv map[string]string) *harness {
+	t.Helper()
 	h := &harness{
 		discord: discordtest.New(t),
 		ollama:  ollamatest.New(t),
@@ -132,11 +145,12 @@ func startHarness(t testing.TB, extraEnv map[string]string, prep func(*harness))
 		env[k] = v
 	}
 	h.env = env
-	if prep != nil {
-		prep(h)
-	}
-	h.startRun(t, env)
+	return h
+}
 
+// openPool opens the test's own connection to yorozu's database.
+func (h *harness) openPool(t testing.TB) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pool, err := db.Open(ctx, h.dbURL)
@@ -145,7 +159,6 @@ func startHarness(t testing.TB, extraEnv map[string]string, prep func(*harness))
 	}
 	t.Cleanup(pool.Close)
 	h.pool = pool
-	return h
 }
 
 func (h *harness) startRun(t testing.TB, env map[string]string) {

@@ -104,7 +104,7 @@ WHERE NOT EXISTS (SELECT 1 FROM message_tags t WHERE t.message_id = m.id)`).Scan
 
 // settleTest waits until messages are stored, all tagged, and no summary is
 // due (fewer than 30 unsummarised).
-func (h *harness) settleTest(t *testing.T, messages int) {
+func (h *harness) settleTest(t testing.TB, messages int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
