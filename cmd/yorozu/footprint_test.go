@@ -217,4 +217,3 @@ func (h *harness) metricValue(t testing.TB, name string) float64 {
 	t.Fatalf("no %s in /metrics (status %d)", name, resp.StatusCode)
 	return 0
 }
-
