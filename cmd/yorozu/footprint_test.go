@@ -41,7 +41,7 @@ const footprintTurns = 1000
 // (HeapInuse, from /metrics) at the same moments. Each iteration is one
 // whole run; run it as
 //
-//	go test -run '^$' -bench Footprint -benchtime 1x -count 5 ./cmd/yorozu/
+//	go test -run '^$' -bench Footprint -benchtime 1x -count 5 -timeout 30m ./cmd/yorozu/
 //
 // and take the medians.
 func BenchmarkFootprint(b *testing.B) {
