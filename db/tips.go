@@ -60,20 +60,21 @@ WHERE space = $2 ORDER BY posted_at DESC, id DESC LIMIT $1`, limit, space)
 }
 
 // RecentUserTexts returns the content of the latest limit user messages
-// across all sessions (archived ones included), oldest first: what the word
-// pool is seeded from at start.
-func RecentUserTexts(ctx context.Context, q Querier, limit int) ([]string, error) {
+// of space (every session of it, archived messages included), oldest
+// first: what the space's word pool is seeded from.
+func RecentUserTexts(ctx context.Context, q Querier, space string, limit int) ([]string, error) {
 	rows, err := q.Query(ctx, `
 SELECT content FROM (
-    SELECT content, created_at, id FROM messages WHERE role = 'user'
-    ORDER BY created_at DESC, id DESC LIMIT $1
-) recent ORDER BY created_at, id`, limit)
+    SELECT m.content, m.created_at, m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+    WHERE s.space = $2 AND m.role = 'user'
+    ORDER BY m.created_at DESC, m.id DESC LIMIT $1
+) recent ORDER BY created_at, id`, limit, space)
 	if err != nil {
-		return nil, fmt.Errorf("recent user texts: %w", err)
+		return nil, fmt.Errorf("recent user texts of space %s: %w", space, err)
 	}
 	texts, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("recent user texts: %w", err)
+		return nil, fmt.Errorf("recent user texts of space %s: %w", space, err)
 	}
 	return texts, nil
 }

@@ -28,30 +28,32 @@ func TestTipsNewestFirst(t *testing.T) {
 	}
 }
 
-func TestRecentUserTextsAcrossSessions(t *testing.T) {
+func TestRecentUserTextsOfASpace(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
 	n := 0
-	for _, key := range []string{"discord:channel:1", "web:admin"} {
-		s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "web", Key: key})
+	for _, s := range []struct{ key, space string }{
+		{"discord:channel:1", "guild:1"}, {"discord:channel:2", "guild:1"}, {"discord:channel:3", "guild:2"},
+	} {
+		sess, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: s.space, Key: s.key})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, role := range []string{db.RoleUser, db.RoleAssistant} {
 			n++
-			if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: role,
-				Content: key + " " + role, CreatedAt: t0.Add(time.Duration(n) * time.Minute)}); err != nil {
+			if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: sess.ID, Role: role,
+				Content: s.key + " " + role, CreatedAt: t0.Add(time.Duration(n) * time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	texts, err := db.RecentUserTexts(ctx, pool, 10)
+	texts, err := db.RecentUserTexts(ctx, pool, "guild:1", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(texts) != 2 || texts[0] != "discord:channel:1 user" || texts[1] != "web:admin user" {
-		t.Fatalf("texts = %q, want both sessions' user messages, oldest first", texts)
+	if len(texts) != 2 || texts[0] != "discord:channel:1 user" || texts[1] != "discord:channel:2 user" {
+		t.Fatalf("texts = %q, want the user messages of both sessions of guild:1 alone, oldest first", texts)
 	}
 }
 

@@ -58,10 +58,11 @@ type Options struct {
 	// own goroutine. Memory's own background work (tags, the word pool,
 	// summaries) runs whether or not it is set.
 	AfterRecord func(key SessionKey, turn Turn)
-	// Words gives the word pool of a space. Message tags are ranked
-	// against it, the nouns of users' messages feed it (in the background),
-	// and topics fall back to it. nil: tags by frequency alone.
-	Words func(space Space) WordPool
+	// Words gives the word pool of a space (each space has its own, so one
+	// community's words never become another's topics). Message tags are
+	// ranked against it, the nouns of users' messages feed it (in the
+	// background), and topics fall back to it. nil: tags by frequency alone.
+	Words func(ctx context.Context, space Space) WordPool
 
 	// Ollama serves summaries (with their tags), knowledge entries and
 	// embeddings. nil turns them off: no summaries (history is still cut to

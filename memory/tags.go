@@ -30,7 +30,7 @@ type WordPool interface {
 // turn's (a short reply is about what was asked), ranked against the word
 // pool. Then the user's nouns join the pool. Failures are logged.
 func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
-	pool := m.wordPool(space)
+	pool := m.wordPool(ctx, space)
 	nouns := make([][]string, len(msgs))
 	var turn []string
 	for i, msg := range msgs {
@@ -59,11 +59,11 @@ func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
 	}
 }
 
-func (m *Memory) wordPool(space Space) WordPool {
+func (m *Memory) wordPool(ctx context.Context, space Space) WordPool {
 	if m.opts.Words == nil {
 		return nil
 	}
-	return m.opts.Words(space)
+	return m.opts.Words(ctx, space)
 }
 
 // rankTags picks TagsPerItem tags for text from its own nouns, then the

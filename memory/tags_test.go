@@ -45,7 +45,7 @@ func TestTagsOfATurnWithoutTheModel(t *testing.T) {
 			pool := wordpool.New(0)
 			pool.AddNouns(tc.known)
 			m := f.memory(t, func(o *memory.Options) {
-				o.Words = func(memory.Space) memory.WordPool { return pool }
+				o.Words = func(context.Context, memory.Space) memory.WordPool { return pool }
 			})
 			err := m.Record(context.Background(), memory.DiscordChannel("c1"), memory.Turn{
 				User:  memory.MessageRecord{AuthorName: "たろう", Content: tc.user},
@@ -116,7 +116,7 @@ func TestBackgroundPanicIsRecovered(t *testing.T) {
 	pool := panickyPool{Pool: wordpool.New(0), bad: "爆弾"}
 	var logs syncBuffer
 	m := f.memory(t, func(o *memory.Options) {
-		o.Words = func(memory.Space) memory.WordPool { return pool }
+		o.Words = func(context.Context, memory.Space) memory.WordPool { return pool }
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	record := func(text string) {

@@ -36,7 +36,7 @@ func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (st
 	if t := closestTag(tags, wordpool.Nouns(text)); t != "" {
 		return t, nil
 	}
-	return m.poolTopic(space, text), nil
+	return m.poolTopic(ctx, space, text), nil
 }
 
 // RecentTopic returns a topic from what was said lately in space ("" for
@@ -55,11 +55,11 @@ func (m *Memory) RecentTopic(ctx context.Context, space Space) (string, error) {
 	if len(tags) > 0 {
 		return tags[rand.IntN(len(tags))].Tag, nil // a tag said twice is twice as likely
 	}
-	return m.poolTopic(space, ""), nil
+	return m.poolTopic(ctx, space, ""), nil
 }
 
-func (m *Memory) poolTopic(space Space, text string) string {
-	if pool := m.wordPool(space); pool != nil {
+func (m *Memory) poolTopic(ctx context.Context, space Space, text string) string {
+	if pool := m.wordPool(ctx, space); pool != nil {
 		if w, ok := pool.Related(text, nil); ok {
 			return w
 		}

@@ -13,7 +13,7 @@ func TestRelatedTopic(t *testing.T) {
 	f := newFixture(t)
 	pool := wordpool.New(0)
 	m := f.memory(t, func(o *memory.Options) {
-		o.Words = func(memory.Space) memory.WordPool { return pool }
+		o.Words = func(context.Context, memory.Space) memory.WordPool { return pool }
 	})
 	ctx := context.Background()
 	key := memory.DiscordChannel("c1")
@@ -72,7 +72,7 @@ func TestRelatedTopic(t *testing.T) {
 func TestRelatedTopicWithNothingSaid(t *testing.T) {
 	f := newFixture(t)
 	m := f.memory(t, func(o *memory.Options) {
-		o.Words = func(memory.Space) memory.WordPool { return wordpool.New(0) }
+		o.Words = func(context.Context, memory.Space) memory.WordPool { return wordpool.New(0) }
 	})
 	for _, text := range []string{"", "えっと"} {
 		got, err := m.RelatedTopic(context.Background(), memory.GuildSpace("g1"), text)

@@ -84,7 +84,12 @@ func newAPI(t testing.TB) *apiServer {
 
 type fixedWords []string
 
-func (f fixedWords) Words() []string { return f }
+func (f fixedWords) Words(_ context.Context, space string) []string {
+	if space != "guild:1" {
+		return nil
+	}
+	return f
+}
 
 // reminderStore cancels in the database, as scheduler.Reminders does
 // without its River job.

@@ -289,8 +289,14 @@ func TestSystemAndModelsAPI(t *testing.T) {
 	var words struct {
 		Words []string `json:"words"`
 	}
-	if code := c.call("GET", "/api/system/word-pool", nil, &words); code != http.StatusOK || strings.Join(words.Words, ",") != "猫,ラーメン" {
-		t.Errorf("word pool = %d %+v", code, words)
+	if code := c.call("GET", "/api/system/word-pool?space=guild:1", nil, &words); code != http.StatusOK || strings.Join(words.Words, ",") != "猫,ラーメン" {
+		t.Errorf("word pool of guild:1 = %d %+v", code, words)
+	}
+	if code := c.call("GET", "/api/system/word-pool?space=guild:2", nil, &words); code != http.StatusOK || len(words.Words) != 0 {
+		t.Errorf("word pool of guild:2 = %d %+v, want its own (empty)", code, words)
+	}
+	if code := c.call("GET", "/api/system/word-pool?space=guild/1", nil, nil); code != http.StatusBadRequest {
+		t.Errorf("word pool of a malformed space = %d, want 400", code)
 	}
 	a.recordDiscordTurn(t, "1", "ラーメンが食べたい", "いいですね")
 	var q map[string]int

@@ -24,9 +24,10 @@ type ReminderCanceller interface {
 	Cancel(ctx context.Context, userID string, id int64) (db.Reminder, error)
 }
 
-// WordSource is the topic word pool; *wordpool.Pool satisfies it.
+// WordSource is the topic word pools, one per space; *wordpool.Spaces
+// satisfies it.
 type WordSource interface {
-	Words() []string
+	Words(ctx context.Context, space string) []string
 }
 
 // ModelLister lists the models installed in Ollama; *api.Client satisfies it.
@@ -48,7 +49,7 @@ type Deps struct {
 	Limiter *chat.RateLimiter
 	// Reminders cancels reminders.
 	Reminders ReminderCanceller
-	// Words is the topic word pool.
+	// Words is the topic word pools of the spaces.
 	Words WordSource
 	// Models lists the installed Ollama models.
 	Models ModelLister

@@ -96,13 +96,18 @@ func (s *Server) handleCancelReminder(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleWordPool shows the current topic words: GET /api/system/word-pool.
+// handleWordPool shows the current topic words of a space:
+// GET /api/system/word-pool?space= (default: the default space).
 func (s *Server) handleWordPool(w http.ResponseWriter, r *http.Request) {
+	space, ok := s.space(w, r, r.URL.Query().Get("space"))
+	if !ok {
+		return
+	}
 	words := []string{}
 	if s.opts.Deps.Words != nil {
-		words = append(words, s.opts.Deps.Words.Words()...)
+		words = append(words, s.opts.Deps.Words.Words(r.Context(), string(space))...)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"words": words, "count": len(words)})
+	writeJSON(w, http.StatusOK, map[string]any{"space": space, "words": words, "count": len(words)})
 }
 
 // handleBackfillTags queues tags for messages that have none:

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,6 +260,45 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 	if back.Content != "やまかわ" {
 		t.Errorf("restored page = %+v", back)
 	}
+	// A thread of server A is in A's space: it sees A's notes.
+	const threadA = "200000000000000011"
+	h.discord.AddChannel(threadA)
+	h.say(t, guildA, threadA, alice, "スレッドでも合言葉は？")
+	if p := h.prompt(t, "スレッドでも合言葉は？"); !strings.Contains(p, "A の合言葉") {
+		t.Errorf("a thread of server A does not see A's notes:\n%s", p)
+	}
+
+	// Each space has its own word pool: what A talks about is not B's
+	// topic. The pool is fed after the turn is tagged, in the background
+	// (the dictionary loads slowly under -race).
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FROM message_tags t JOIN messages m ON m.id = t.message_id
+WHERE m.content = '今の話をまとめて' AND t.tag = '話'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("A's message 今の話をまとめて was never tagged 話")
+		}
+	}
+	wordsOf := func(space string) []string {
+		var res struct{ Words []string }
+		admin.call(t, "GET", "/api/system/word-pool?space="+space, &res)
+		return res.Words
+	}
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(wordsOf("guild:"+guildA), "話"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("A's word pool %q lacks 話 (今の話をまとめて)", wordsOf("guild:"+guildA))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if w := wordsOf("guild:" + guildB); slices.Contains(w, "話") {
+		t.Errorf("B's word pool %q has A's word 話", w)
+	}
+
 	// The turns' model calls are tagged with their space.
 	for _, sp := range []string{"guild:" + guildA, "guild:" + guildB, "dm:" + dmUser} {
 		var n int

@@ -48,7 +48,7 @@ type app struct {
 	tools   *tools.Registry
 	mcp     *mcp.Servers
 	memory  *memory.Memory
-	words   *wordpool.Pool
+	words   *wordpool.Spaces // the topic words of each space
 	router  *chat.Router
 	sched   *scheduler.Scheduler
 	weather *scheduler.Weather
@@ -90,8 +90,9 @@ const tokenSecretKey = "continuation_token_secret"
 // build wires the parts. It connects to MCP servers but starts nothing that
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
-	a := &app{cfg: cfg, logger: logger, db: d, words: wordpool.New(0), fatal: make(chan error, 1),
+	a := &app{cfg: cfg, logger: logger, db: d, fatal: make(chan error, 1),
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
+	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.metrics = a.newMetrics()
 	a.health = newHealth(a.startupChecks, logger)
 	ollama := llm.NewClient(cfg.OllamaHost, &http.Client{})
@@ -114,7 +115,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
 		// Memory's background workers tag each turn and feed the pool.
-		Words: func(memory.Space) memory.WordPool { return a.words },
+		Words: func(ctx context.Context, s memory.Space) memory.WordPool { return a.words.Pool(ctx, string(s)) },
 	})
 
 	// The router exists before its routes: the bot needs it now, the
@@ -349,11 +350,6 @@ func (a *app) start(ctx context.Context) error {
 	if s := a.chooser.settings.Load(); s != nil {
 		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger) })
 	}
-	a.goSafe("seed word pool", func() {
-		if err := a.words.SeedFromDB(ctx, a.db.pool, 0); err != nil && ctx.Err() == nil {
-			a.logger.Warn("seed word pool", "err", err)
-		}
-	})
 	a.goSafe("knowledge base sync at start", func() {
 		if err := a.sched.RunNow(ctx, kbSyncJob); err != nil && ctx.Err() == nil {
 			a.logger.Warn("knowledge base sync at start", "err", err)

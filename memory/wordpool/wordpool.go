@@ -155,13 +155,13 @@ func (p *Pool) Seed(texts []string) {
 	}
 }
 
-// SeedFromDB seeds the pool from the last n stored user messages of every
-// session (n ≤ 0 means the pool's size).
-func (p *Pool) SeedFromDB(ctx context.Context, q db.Querier, n int) error {
+// SeedFromDB seeds the pool from the last n stored user messages of space
+// (n ≤ 0 means the pool's size).
+func (p *Pool) SeedFromDB(ctx context.Context, q db.Querier, space string, n int) error {
 	if n <= 0 {
 		n = p.size
 	}
-	texts, err := db.RecentUserTexts(ctx, q, n)
+	texts, err := db.RecentUserTexts(ctx, q, space, n)
 	if err != nil {
 		return err
 	}

@@ -131,11 +131,57 @@ func TestSeedFromDB(t *testing.T) {
 		}
 	}
 	p := New(0)
-	if err := p.SeedFromDB(ctx, pool, 0); err != nil {
+	if err := p.SeedFromDB(ctx, pool, "web", 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := p.Words(); !slices.Equal(got, []string{"富士山", "温泉"}) {
 		t.Fatalf("seeded %q, want the users' nouns only, oldest first", got)
+	}
+}
+
+// Each space has its own pool, seeded from its own messages: one
+// community's words are never another's.
+func TestSpacesKeepTheirOwnWords(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
+	for i, m := range []struct{ space, key, text string }{
+		{"guild:1", "discord:channel:1", "富士山に登りたい"},
+		{"guild:2", "discord:channel:2", "温泉に行きたい"},
+	} {
+		s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: m.space, Key: m.key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: db.RoleUser, Content: m.text,
+			CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spaces := NewSpaces(pool, 0, 2, nil)
+	if got := spaces.Words(ctx, "guild:1"); !slices.Equal(got, []string{"富士山"}) {
+		t.Errorf("guild:1 seeded with %q, want its own nouns alone", got)
+	}
+	spaces.Pool(ctx, "guild:2").Add("猫が好き")
+	if got := spaces.Words(ctx, "guild:2"); !slices.Equal(got, []string{"温泉", "猫"}) {
+		t.Errorf("guild:2 = %q", got)
+	}
+	if spaces.Pool(ctx, "guild:1").Knows("猫") {
+		t.Error("a word said in guild:2 reached guild:1's pool")
+	}
+	if w, ok := spaces.Pool(ctx, "dm:9").Pick(nil); ok {
+		t.Errorf("a space nobody spoke in offers %q", w)
+	}
+	// Beyond the maximum, the least lately used pool goes, and comes back
+	// seeded from the database when used again.
+	spaces.mu.Lock()
+	n := len(spaces.pools)
+	spaces.mu.Unlock()
+	if n > 2 {
+		t.Errorf("%d pools kept, want at most 2", n)
+	}
+	if got := spaces.Words(ctx, "guild:1"); !slices.Equal(got, []string{"富士山"}) {
+		t.Errorf("guild:1 after eviction = %q", got)
 	}
 }
 
