@@ -108,10 +108,14 @@ type Config struct {
 	// DiscordGuilds are the only servers served (DISCORD_GUILDS,
 	// comma-separated ids); empty serves every server the bot is in.
 	DiscordGuilds []string
-	// TipsSpace is the space whose tips history a webhook's tips belong to
-	// (TIPS_SPACE: a server id or "web"), as "guild:<id>" or "web". Empty:
-	// the server of TIPS_CHANNEL_ID, else the only server.
+	// TipsSpace is the space whose tips history (and model calls) the tips
+	// posted through a webhook belong to (TIPS_SPACE: a server id or
+	// "web"), as "guild:<id>" or "web". A bot message belongs to the server
+	// of TIPS_CHANNEL_ID. Empty: the only server.
 	TipsSpace string
+	// WeatherSpace is the same for the weather post (WEATHER_SPACE): the
+	// space its comment's model call is logged under.
+	WeatherSpace string
 
 	// ReminderMaxAheadDays is the furthest allowed reminder
 	// (REMINDER_MAX_AHEAD_DAYS, default 365).
@@ -172,6 +176,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 		TipsChannelID:     p.snowflake("TIPS_CHANNEL_ID"),
 		DiscordGuilds:     p.snowflakes("DISCORD_GUILDS"),
 		TipsSpace:         p.space("TIPS_SPACE"),
+		WeatherSpace:      p.space("WEATHER_SPACE"),
 
 		ReminderMaxAheadDays: p.intRange("REMINDER_MAX_AHEAD_DAYS", 365, 1, 3650),
 		ReminderMaxPending:   p.intRange("REMINDER_MAX_PENDING", 50, 1, 100_000),
@@ -254,6 +259,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("tips_channel_id", c.TipsChannelID),
 		slog.String("discord_guilds", strings.Join(c.DiscordGuilds, ",")),
 		slog.String("tips_space", c.TipsSpace),
+		slog.String("weather_space", c.WeatherSpace),
 		slog.Int("reminder_max_ahead_days", c.ReminderMaxAheadDays),
 		slog.Int("reminder_max_pending", c.ReminderMaxPending),
 		slog.Duration("tool_timeout", c.ToolTimeout),

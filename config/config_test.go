@@ -209,17 +209,17 @@ func TestChannelPostsNeedTheBot(t *testing.T) {
 }
 
 func TestSpacesAndGuilds(t *testing.T) {
-	c, err := Parse(env(map[string]string{"DISCORD_GUILDS": " 111, 222,111 ", "TIPS_SPACE": "333"}))
+	c, err := Parse(env(map[string]string{"DISCORD_GUILDS": " 111, 222,111 ", "TIPS_SPACE": "333", "WEATHER_SPACE": "444"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(c.DiscordGuilds, ",") != "111,222" || c.TipsSpace != "guild:333" {
-		t.Errorf("guilds %v, tips space %q", c.DiscordGuilds, c.TipsSpace)
+	if strings.Join(c.DiscordGuilds, ",") != "111,222" || c.TipsSpace != "guild:333" || c.WeatherSpace != "guild:444" {
+		t.Errorf("guilds %v, tips space %q, weather space %q", c.DiscordGuilds, c.TipsSpace, c.WeatherSpace)
 	}
 	if c, err := Parse(env(map[string]string{"TIPS_SPACE": "web"})); err != nil || c.TipsSpace != "web" {
 		t.Errorf("TIPS_SPACE=web: %v", err)
 	}
-	for name, v := range map[string]string{"DISCORD_GUILDS": "111,abc", "TIPS_SPACE": "guild:1"} {
+	for name, v := range map[string]string{"DISCORD_GUILDS": "111,abc", "TIPS_SPACE": "guild:1", "WEATHER_SPACE": "dm:1"} {
 		if _, err := Parse(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: err = %v; want one naming it", name, v, err)
 		}

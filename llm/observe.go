@@ -32,6 +32,22 @@ func KindOf(ctx context.Context) string {
 	return KindReply
 }
 
+type spaceKey struct{}
+
+// WithSpace returns ctx marked so that the LLM calls made under it are
+// recorded as serving space (whose memory the call was for: a server, a
+// user's DMs, the web page), e.g. a summary written in the background. The
+// pipeline itself does not read it; recorders do.
+func WithSpace(ctx context.Context, space string) context.Context {
+	return context.WithValue(ctx, spaceKey{}, space)
+}
+
+// SpaceOf is the space WithSpace set on ctx, "" when none was set.
+func SpaceOf(ctx context.Context) string {
+	s, _ := ctx.Value(spaceKey{}).(string)
+	return s
+}
+
 // Outcome classifies how a call ended, in a few fixed words fit for a
 // metric label: ok, model_missing, unavailable, timeout, canceled or error.
 func Outcome(err error) string {

@@ -97,7 +97,7 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 	if r := []rune(input); len(r) > maxLearnInput {
 		input = string(r[:maxLearnInput])
 	}
-	out, err := m.complete(llm.WithKind(ctx, llm.KindKnowledge), knowledgePrompt, fmt.Sprintf("検索: %s\n\n結果:\n%s", in.Query, input), knowledgeFormat)
+	out, err := m.complete(llm.WithSpace(llm.WithKind(ctx, llm.KindKnowledge), string(space)), knowledgePrompt, fmt.Sprintf("検索: %s\n\n結果:\n%s", in.Query, input), knowledgeFormat)
 	if err != nil {
 		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
 	}

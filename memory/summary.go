@@ -29,7 +29,7 @@ func (m *Memory) afterRecord(space Space, stored []db.Message) {
 	sessionID := stored[0].SessionID
 	if !m.bg.run(func(ctx context.Context) {
 		m.tagTurn(ctx, space, stored)
-		m.summarizeSession(ctx, sessionID)
+		m.summarizeSession(llm.WithSpace(ctx, string(space)), sessionID)
 	}) {
 		m.log.Warn("memory background queue full: tags and summary skipped for this turn", "session_id", sessionID)
 	}

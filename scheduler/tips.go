@@ -235,7 +235,7 @@ func (t *Tips) write(ctx context.Context, model, topic string) (string, error) {
 	if avoid.Len() > 0 {
 		system += "\n\n最近投稿したTips（同じ内容は避けてください）：\n" + avoid.String()
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.o.Timeout)
+	ctx, cancel := context.WithTimeout(llm.WithSpace(ctx, space), t.o.Timeout)
 	defer cancel()
 	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: "お題：" + topic}}
 	for range t.o.Attempts {

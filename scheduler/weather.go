@@ -147,6 +147,9 @@ type WeatherOptions struct {
 	// a nil Pipeline, or any failure, posts the facts alone.
 	Pipeline Pipeline
 	Model    string
+	// Space gives the space of Dest's channel (WEATHER_SPACE for a
+	// webhook), whose model calls the comment counts as. nil: "".
+	Space func(ctx context.Context) (string, error)
 	// Cron (WEATHER_CRON) and Location (TIMEZONE) give the slots CatchUp
 	// looks at. Default "30 6 * * *" in time.Local.
 	Cron     string
@@ -290,6 +293,13 @@ const weatherCommentPrompt = `あなたはDiscordコミュニティの天気係�
 func (w *Weather) comment(ctx context.Context, model string, f *weather.Forecast, d weather.Day) string {
 	if w.o.Pipeline == nil || model == "" {
 		return ""
+	}
+	if w.o.Space != nil {
+		space, err := w.o.Space(ctx)
+		if err != nil {
+			w.o.Logger.Warn("space of the weather channel unknown", "err", err)
+		}
+		ctx = llm.WithSpace(ctx, space)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.o.CommentTimeout)
 	defer cancel()

@@ -100,6 +100,16 @@ WHERE NOT EXISTS (SELECT 1 FROM message_tags t WHERE t.message_id = m.id)`).Scan
 	if untagged != 0 {
 		t.Errorf("%d stored messages without tags", untagged)
 	}
+	// Every model call, the background summary's and the tip's included,
+	// is logged under the server's space.
+	var summaries, elsewhere int
+	if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE kind = 'summary' AND space = $1),
+count(*) FILTER (WHERE space <> $1) FROM api_logs`, "guild:"+guildID).Scan(&summaries, &elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if summaries == 0 || elsewhere != 0 {
+		t.Errorf("%d summary calls in the server's space (want some), %d calls elsewhere (want none)", summaries, elsewhere)
+	}
 }
 
 // settleTest waits until messages are stored, all tagged, and no summary is

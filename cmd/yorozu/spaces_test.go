@@ -306,4 +306,13 @@ WHERE m.content = '今の話をまとめて' AND t.tag = '話'`).Scan(&n); err !
 			t.Errorf("%d model calls tagged %s (%v); want the turns there", n, sp, err)
 		}
 	}
+	// So are the background calls: what A's search taught is A's.
+	var learnt, untagged int
+	if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE kind = 'knowledge' AND space = $1),
+count(*) FILTER (WHERE space = '') FROM api_logs`, "guild:"+guildA).Scan(&learnt, &untagged); err != nil {
+		t.Fatal(err)
+	}
+	if learnt != 1 || untagged != 0 {
+		t.Errorf("%d knowledge calls tagged with A's space (want 1), %d calls with no space (want 0)", learnt, untagged)
+	}
 }

@@ -261,6 +261,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		Office:    cfg.WeatherAreaCode, Dest: a.dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
 		DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
 		Location: cfg.Location, Logger: a.logger,
+		Space: a.postSpace(cfg.WeatherSpace, func() scheduler.Destination { return a.weather.Settings().Dest }),
 	})
 	if err := a.weather.Register(a.sched); err != nil {
 		return err
@@ -515,13 +516,18 @@ type apiLogRecorder struct {
 	metrics *metrics.Metrics
 }
 
-// RecordCall tags the row with the space of the turn (tools.Caller), so
-// the admin page can tell whose call it was.
+// RecordCall tags the row with the space of the turn (tools.Caller), or of
+// the background work or post it was for (llm.WithSpace), so the admin
+// page can tell whose call it was.
 func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
 	r.metrics.LLMCall(c)
 	caller, _ := tools.CallerFrom(ctx)
+	space := caller.Space
+	if space == "" {
+		space = llm.SpaceOf(ctx)
+	}
 	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
-		Space:            caller.Space,
+		Space:            space,
 		TurnID:           chat.TurnID(ctx),
 		Kind:             c.Kind,
 		SessionKey:       caller.Session,

@@ -17,14 +17,12 @@ func onlyGuildSpace(guilds []string) memory.Space {
 	return ""
 }
 
-// postSpace gives the space of a scheduled post's destination: the one
-// configured for it, else the server of its channel (a bot message), else
-// the default space.
+// postSpace gives the space of a scheduled post's destination: the server
+// of its channel when it is a bot message; for a webhook (or a channel the
+// bot cannot look up) the one configured for it (TIPS_SPACE,
+// WEATHER_SPACE), else the default space.
 func (a *app) postSpace(configured string, dest func() scheduler.Destination) func(ctx context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		if configured != "" {
-			return configured, nil
-		}
 		d := dest()
 		if channel := d.ChannelID; d.WebhookURL == "" && channel != "" && a.bot != nil {
 			guild, err := a.bot.ChannelGuild(ctx, channel)
@@ -32,8 +30,11 @@ func (a *app) postSpace(configured string, dest func() scheduler.Destination) fu
 				return string(memory.GuildSpace(guild)), nil
 			}
 			if err != nil {
-				a.logger.Warn("space of a post's channel unknown: using the default space", "channel_id", channel, "err", err)
+				a.logger.Warn("space of a post's channel unknown", "channel_id", channel, "err", err)
 			}
+		}
+		if configured != "" {
+			return configured, nil
 		}
 		s, err := a.memory.DefaultSpace(ctx)
 		return string(s), err
