@@ -19,6 +19,7 @@ const (
 	NoteAppend  NoteMode = "append"  // add to the end of an existing page
 	NoteReplace NoteMode = "replace" // replace an existing page's content
 	NoteCreate  NoteMode = "create"  // make a new page
+	NoteDelete  NoteMode = "delete"  // remove a page (its text stays restorable)
 )
 
 // NotesEvent tells subscribers that the shared notes changed, e.g. during a
@@ -118,9 +119,10 @@ func (m *Memory) ReadNote(ctx context.Context, space Space, titleOrID string) (d
 
 // WriteNote writes the page of space titled title, as by. create makes a new
 // page at the end of section (an existing title wraps db.ErrNoteTitleTaken);
-// append and replace need the page to exist in space (else the error wraps
-// db.ErrNotFound) and ignore section. replace keeps the text it replaces as
-// a revision (see NoteRevisions).
+// append, replace and delete need the page to exist in space (else the
+// error wraps db.ErrNotFound) and ignore section. replace and delete keep
+// the text they replace or remove as a revision (see NoteRevisions); delete
+// ignores content and returns the page as it was.
 func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, title, content string, mode NoteMode, section string) (db.NotePage, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
@@ -135,15 +137,18 @@ func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, t
 	switch mode {
 	case NoteCreate:
 		p, err = db.CreateNotePage(ctx, m.pool, string(space), title, content, strings.TrimSpace(section))
-	case NoteAppend, NoteReplace:
+	case NoteAppend, NoteReplace, NoteDelete:
 		p, err = m.ReadNote(ctx, space, title)
 		if err != nil {
 			return db.NotePage{}, err
 		}
-		if mode == NoteAppend {
+		switch mode {
+		case NoteAppend:
 			p, err = db.AppendNoteContent(ctx, m.pool, p.ID, content, by.At)
-		} else {
+		case NoteReplace:
 			p, err = db.UpdateNoteContent(ctx, m.pool, p.ID, content, by)
+		default:
+			err = db.DeleteNotePage(ctx, m.pool, p.ID, by)
 		}
 	default:
 		return db.NotePage{}, fmt.Errorf("write note %q: unknown mode %q", title, mode)

@@ -41,8 +41,8 @@ type readArgs struct {
 
 type writeArgs struct {
 	Title   string `json:"title" jsonschema_description:"the page's title"`
-	Content string `json:"content" jsonschema_description:"Markdown text to write"`
-	Mode    string `json:"mode,omitempty" jsonschema:"enum=append,enum=replace,enum=create,default=append" jsonschema_description:"append: add to the end of an existing page; replace: rewrite an existing page; create: make a new page"`
+	Content string `json:"content,omitempty" jsonschema_description:"Markdown text to write (not needed to delete)"`
+	Mode    string `json:"mode,omitempty" jsonschema:"enum=append,enum=replace,enum=create,enum=delete,default=append" jsonschema_description:"append: add to the end of an existing page; replace: rewrite an existing page; create: make a new page; delete: remove a page (content is ignored; the admin page can restore it)"`
 	Section string `json:"section,omitempty" jsonschema_description:"for create: the section to put the new page in (at its end); omit for none"`
 }
 
@@ -55,7 +55,7 @@ func Tools(s Store) []tools.Tool {
 			"Read a page of the shared notes (the whole text). The notes index in the context lists the pages.",
 			func(ctx context.Context, a readArgs) (string, error) { return read(ctx, s, a) }),
 		tools.MustNew(WriteName,
-			"Write to the shared notes everyone in the community sees: append to a page, replace its text, or create a new page.",
+			"Write to the shared notes everyone in the community sees: append to a page, replace its text, create a new page, or delete one. Replaced and deleted text is kept as a revision.",
 			func(ctx context.Context, a writeArgs) (string, error) { return write(ctx, s, a) }),
 	}
 }
@@ -92,7 +92,7 @@ func write(ctx context.Context, s Store, a writeArgs) (string, error) {
 	if mode == "" {
 		mode = memory.NoteAppend
 	}
-	if strings.TrimSpace(a.Content) == "" && mode != memory.NoteCreate {
+	if strings.TrimSpace(a.Content) == "" && mode != memory.NoteCreate && mode != memory.NoteDelete {
 		return "", errors.New("content is empty: give the text to write")
 	}
 	c, _ := tools.CallerFrom(ctx)
@@ -111,6 +111,9 @@ func write(ctx context.Context, s Store, a writeArgs) (string, error) {
 		return "", err
 	}
 	verb := map[memory.NoteMode]string{memory.NoteAppend: "appended to", memory.NoteReplace: "replaced", memory.NoteCreate: "created"}[mode]
+	if mode == memory.NoteDelete {
+		return fmt.Sprintf("OK: deleted note page [%d] %q (its text is kept as a revision the admin page can restore).", p.ID, p.Title), nil
+	}
 	return fmt.Sprintf("OK: %s note page [%d] %q (%d characters now).", verb, p.ID, p.Title, len([]rune(p.Content))), nil
 }
 

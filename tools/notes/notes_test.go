@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/tools"
@@ -42,7 +43,10 @@ func TestNotesTools(t *testing.T) {
 		{"read a missing page lists the others", "read_note", `{"title_or_id":"旅行"}`, "", `no note page "旅行". Existing pages: "買い物".`},
 		{"empty title", "write_note", `{"title":" ","content":"x"}`, "", "title is empty"},
 		{"empty content", "write_note", `{"title":"買い物","content":""}`, "", "content is empty"},
-		{"bad mode", "write_note", `{"title":"買い物","content":"x","mode":"delete"}`, "", `invalid argument "mode"`},
+		{"bad mode", "write_note", `{"title":"買い物","content":"x","mode":"erase"}`, "", `invalid argument "mode"`},
+		{"delete", "write_note", `{"title":"買い物","mode":"delete"}`, `OK: deleted note page [1] "買い物"`, ""},
+		{"read a deleted page", "read_note", `{"title_or_id":"買い物"}`, "", "There are no note pages yet."},
+		{"delete a missing page", "write_note", `{"title":"買い物","mode":"delete"}`, "", `no note page "買い物" to delete.`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,8 +62,8 @@ func TestNotesTools(t *testing.T) {
 			}
 		})
 	}
-	// create, append, replace: one event each, naming the turn's session.
-	for _, want := range []string{"create", "append", "replace"} {
+	// create, append, replace, delete: one event each, naming the turn's session.
+	for _, want := range []string{"create", "append", "replace", "delete"} {
 		select {
 		case ev := <-events:
 			if ev.Action != want || ev.Session != "discord:channel:c1" || ev.Title != "買い物" {
@@ -68,5 +72,15 @@ func TestNotesTools(t *testing.T) {
 		default:
 			t.Fatalf("no %s event", want)
 		}
+	}
+	// Both the replaced and the deleted text are kept, with who and when.
+	revs, err := m.NoteRevisions(context.Background(), 1)
+	if err != nil || len(revs) != 2 || revs[0].Action != "delete" || revs[0].Content != "パン" ||
+		revs[1].Action != "replace" || revs[1].Content != "牛乳\n卵" || revs[0].CreatedAt.IsZero() {
+		t.Fatalf("revisions = %+v, %v; want the deleted パン then the replaced 牛乳/卵", revs, err)
+	}
+	back, err := m.RestoreNote(context.Background(), revs[0].ID, db.NoteEditor{Name: "admin"})
+	if err != nil || back.Title != "買い物" || back.Content != "パン" {
+		t.Errorf("restore the deleted page = %+v, %v", back, err)
 	}
 }
