@@ -143,3 +143,49 @@ func TestDefaultSpaceIsTheOnlyServer(t *testing.T) {
 		t.Errorf("configured: %q; want guild:g2", s)
 	}
 }
+
+// A knowledge file written before spaces (web_search/<file>, which every
+// conversation saw) moves to its entry's space folder on the next sync, so
+// only that space sees it from then on.
+func TestLegacyKnowledgeFileMovesToItsSpace(t *testing.T) {
+	f := newFixture(t)
+	m := f.memory(t, nil)
+	ctx := context.Background()
+	a, b := memory.GuildSpace("111"), memory.GuildSpace("222")
+	e, err := db.InsertKnowledge(ctx, f.pool, db.KnowledgeParams{Space: string(a), Title: "猫の日", Body: "2月22日"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = "web_search/5-neko.md"
+	if err := db.SetKnowledgeFile(ctx, f.pool, e.ID, old); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f.kbDir, old, "# 猫の日\n猫の日は2月22日、猫の鳴き声から。")
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	moved := "web_search/guild-111/5-neko.md"
+	if _, err := os.Stat(filepath.Join(f.kbDir, filepath.FromSlash(moved))); err != nil {
+		t.Errorf("the file did not move to its space's folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.kbDir, filepath.FromSlash(old))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old file is still there: %v", err)
+	}
+	if got, _, err := db.KnowledgeByID(ctx, f.pool, e.ID); err != nil || got.FilePath != moved {
+		t.Errorf("entry file = %q, %v; want %q", got.FilePath, err, moved)
+	}
+	ctxOf := func(key memory.SessionKey, space memory.Space) string {
+		t.Helper()
+		msgs, err := m.Context(ctx, key, space, "猫の日はいつ？猫")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return joined(msgs)
+	}
+	if inA := ctxOf(memory.DiscordChannel("ca"), a); !strings.Contains(inA, "猫の鳴き声から") {
+		t.Errorf("server A's prompt lacks its moved finding:\n%s", inA)
+	}
+	if inB := ctxOf(memory.DiscordChannel("cb"), b); strings.Contains(inB, "猫の鳴き声から") {
+		t.Errorf("server B's prompt shows A's finding:\n%s", inB)
+	}
+}
