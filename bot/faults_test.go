@@ -570,3 +570,125 @@ func TestCheckWebhook(t *testing.T) {
 		}
 	}
 }
+
+// onceEach fails the test unless every bot message in channel carries its
+// own enforced nonce.
+func onceEach(t *testing.T, msgs []discordtest.Message) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Nonce == "" || !m.EnforceNonce || seen[m.Nonce] {
+			t.Errorf("message %.30q: nonce %q enforced %v (seen before: %v)", m.Content, m.Nonce, m.EnforceNonce, seen[m.Nonce])
+		}
+		seen[m.Nonce] = true
+	}
+}
+
+// Whatever kind of message the bot creates — a later part of a long
+// answer, a waiting notice, a rate-limit or empty-mention notice, the chart
+// after an answer, a scheduled post — a create whose answer is lost is
+// retried with the same nonce and the message shows once.
+func TestEveryKindOfMessageShowsOnceWhenItsAnswerIsLost(t *testing.T) {
+	t.Parallel()
+	const chan2 = "501"
+	t.Run("continuation part", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, nil, nil)
+		var b strings.Builder
+		for b.Len() < 12000 {
+			fmt.Fprintf(&b, "%d 番目の文です。", b.Len())
+		}
+		rest := b.String()
+		h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+			emit(llm.Text{Text: "前半。"})
+			h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 })
+			// The first part exists; the answers to the next creates are lost.
+			h.srv.LoseCreateResponses(chanID, 3, discordtest.LossServerError)
+			emit(llm.Text{Text: rest})
+			return emit(llm.Done{})
+		}
+		h.mention(chanID, "42", "長く")
+		want := splitMessage("前半。"+rest, maxMessageRunes)
+		msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+			if len(ms) < len(want) {
+				return false
+			}
+			for i, w := range want {
+				if ms[i].Content != w {
+					return false
+				}
+			}
+			return true
+		})
+		if len(msgs) != len(want) {
+			t.Errorf("%d messages for a %d-part answer", len(msgs), len(want))
+		}
+		onceEach(t, msgs)
+	})
+	t.Run("waiting notice", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, nil, nil)
+		release := make(chan struct{})
+		h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+			if req.Text == "A" {
+				<-release
+			}
+			return say("答え:"+req.Text)(ctx, req, emit)
+		}
+		h.mention(chanID, "1", "A")
+		h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
+		h.srv.LoseCreateResponses(chanID, 2, discordtest.LossGarbage)
+		h.mention(chanID, "2", "B")
+		h.waitText(chanID, "⏳ 順番待ち: 2 番目")
+		close(release)
+		onceEach(t, h.waitText(chanID, "答え:B", "答え:A"))
+	})
+	t.Run("rate-limit notice", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, func(s *discordtest.Server) { s.AddChannel(chan2) }, func(o *Options) { o.RateLimit = 1 })
+		h.mention(chanID, "1", "最初")
+		h.waitText(chanID, "了解です。")
+		h.srv.LoseCreateResponses(chan2, 2, discordtest.LossServerError)
+		h.mention(chan2, "1", "もう一回")
+		onceEach(t, h.waitText(chan2, rateLimitedReply))
+	})
+	t.Run("empty mention", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, func(s *discordtest.Server) { s.LoseCreateResponses(chanID, 2, discordtest.LossServerError) }, nil)
+		h.mention(chanID, "1", "")
+		onceEach(t, h.waitText(chanID, emptyMentionReply))
+	})
+	t.Run("chart after the answer", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, nil, nil)
+		h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+			emit(llm.Text{Text: "晴れです。"})
+			emit(llm.Done{})
+			h.waitText(chanID, "晴れです。")
+			h.srv.LoseCreateResponses(chanID, 2, discordtest.LossServerError)
+			return emit(llm.File{Name: "forecast.png", ContentType: "image/png", Data: []byte("\x89PNG fake")})
+		}
+		h.mention(chanID, "1", "天気は？")
+		msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) >= 2 })
+		if len(msgs) != 2 || len(msgs[1].Attachments) != 1 || msgs[1].Attachments[0].Filename != "forecast.png" {
+			t.Errorf("messages %+v; want the answer, then the chart once", msgs)
+		}
+		onceEach(t, msgs)
+	})
+	t.Run("scheduled post", func(t *testing.T) {
+		t.Parallel()
+		h, _ := startFaulty(t, func(s *discordtest.Server) {
+			s.AddChannel(chan2)
+			s.LoseCreateResponses(chan2, 2, discordtest.LossGarbage)
+		}, nil)
+		id, err := h.bot.PostMessage(h.ctx, chan2, "☀️ 今日の天気", &discordgo.File{Name: "forecast.png", ContentType: "image/png", Reader: strings.NewReader("png")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := h.srv.BotMessages(chan2)
+		if len(msgs) != 1 || msgs[0].ID != id || len(msgs[0].Attachments) != 1 {
+			t.Errorf("posts %+v; want one, with its file, id %s", msgs, id)
+		}
+		onceEach(t, msgs)
+	})
+}
