@@ -143,8 +143,9 @@ func (b *Bot) connectLoop(first chan struct{}) {
 	defer signalFirst()
 
 	backoff := b.opts.RetryMin
-	var logged Diagnosis // last diagnosis logged
-	steps := 0           // backoff steps logged for it
+	var logged Diagnosis         // last diagnosis logged
+	var loggedWait time.Duration // the longest backoff step logged for it
+	steps := 0                   // backoff steps logged for it
 	for ctx.Err() == nil {
 		err := b.connectOnce(ctx)
 		if err == nil {
@@ -157,7 +158,7 @@ func (b *Bot) connectLoop(first chan struct{}) {
 				d := noGuild(appID)
 				b.log.Warn(d.Message, "fix", d.Fix, "diagnosis", d.Code, "invite_url", InviteURL(appID))
 			}
-			logged, steps, backoff = Diagnosis{}, 0, b.opts.RetryMin
+			logged, loggedWait, steps, backoff = Diagnosis{}, 0, 0, b.opts.RetryMin
 			b.registerCommands(ctx)
 			signalFirst()
 			select {
@@ -180,13 +181,15 @@ func (b *Bot) connectLoop(first chan struct{}) {
 		b.state, b.gatewayDiag = state, &d
 		b.mu.Unlock()
 		// Each diagnosis is logged once; a failure that keeps happening is
-		// logged again only while the backoff still grows.
+		// logged again once per backoff step, until the backoff is at its
+		// longest.
 		switch {
 		case d.Code != logged.Code || (d.Code != DiagGateway && d.Code != DiagUnreachable && d.Message != logged.Message):
 			b.log.Error(d.Message, "fix", d.Fix, "diagnosis", d.Code, "retry_in", wait, "err", err)
-			logged, steps = d, 1
-		case !d.OperatorMustAct && backoff < b.opts.RetryMax:
+			logged, loggedWait, steps = d, wait, 1
+		case !d.OperatorMustAct && wait > loggedWait:
 			steps++
+			loggedWait = wait
 			b.log.Warn("discord still unreachable", "diagnosis", d.Code, "attempt", steps, "retry_in", wait, "err", err)
 		default:
 			b.log.Debug("discord connect failed again", "diagnosis", d.Code, "err", err)

@@ -692,3 +692,35 @@ func TestEveryKindOfMessageShowsOnceWhenItsAnswerIsLost(t *testing.T) {
 		onceEach(t, msgs)
 	})
 }
+
+// While Discord stays unreachable, each backoff step is logged once: the
+// first failure with its diagnosis, then one line per longer wait, and
+// nothing more (but debug lines) once the wait is at its longest.
+func TestUnreachableLoggedOncePerBackoffStep(t *testing.T) {
+	t.Parallel()
+	logs := &logBuffer{}
+	h, _ := startFaulty(t, func(s *discordtest.Server) { s.SetUnreachable(true) }, func(o *Options) {
+		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		o.RetryMin, o.RetryMax = 10*time.Millisecond, 40*time.Millisecond
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(logs.String(), "discord connect failed again") < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bot did not keep retrying:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var steps []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "diagnosis="+DiagUnreachable) && !strings.Contains(line, "level=DEBUG") {
+			_, wait, _ := strings.Cut(line, "retry_in=")
+			wait, _, _ = strings.Cut(wait, " ")
+			steps = append(steps, wait)
+		}
+	}
+	if got := strings.Join(steps, ","); got != "10ms,20ms,40ms" {
+		t.Errorf("logged backoff steps %s, want 10ms,20ms,40ms:\n%s", got, logs.String())
+	}
+	h.srv.SetUnreachable(false)
+	h.waitStatus(func(s Status) bool { return s.State == StateConnected })
+}
