@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +114,26 @@ func TestScheduledPostsBelongToTheirSpace(t *testing.T) {
 			t.Errorf("the weather post lost its chart: %+v", msgs[0].Attachments)
 		}
 	})
+}
+
+// TestKnowledgeBaseSyncWithMissingEmbedModelNamesThePull: the knowledge
+// base cannot be indexed while EMBED_MODEL is not pulled; the job says
+// which model and the command that pulls it.
+func TestKnowledgeBaseSyncWithMissingEmbedModelNamesThePull(t *testing.T) {
+	h := start(t, map[string]string{"DISCORD_TOKEN": ""}) // only for its fakes and database
+	dataDir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dataDir, "knowledge_base"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, "knowledge_base", "rules.md"), []byte("# ルール\n猫の話は金曜日に"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DATABASE_URL": h.dbURL, "OLLAMA_HOST": h.ollama.URL(), "DATA_DIR": dataDir, "EMBED_MODEL": "bge-m3"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"jobs", "run", "kb_sync"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `model "bge-m3" not found (run: ollama pull bge-m3)`) {
+		t.Fatalf("kb_sync with bge-m3 missing: err = %v", err)
+	}
 }
