@@ -470,7 +470,7 @@ func TestQueuedShowsPlaceInLine(t *testing.T) {
 	t.Parallel()
 	h := start(t, nil)
 	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
-		emit(llm.Queued{Position: 2})
+		emit(llm.Queued{Position: 1}) // next: one turn is answered before it
 		h.waitText(chanID, "⏳ 順番待ち: 2 番目")
 		return say("お待たせしました。")(ctx, req, emit)
 	}

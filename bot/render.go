@@ -46,7 +46,10 @@ func (v *view) apply(ev llm.Event) {
 	}
 	switch e := ev.(type) {
 	case llm.Queued:
-		v.status = queuedText(e.Position)
+		// Position 1 is next for an LLM slot; places count the turn being
+		// answered as 1, as in a channel's own queue, so one wait reads the
+		// same wherever it comes from.
+		v.status = queuedText(e.Position + 1)
 	case llm.ToolStarted:
 		v.status = toolStatus(e.Name, e.Arguments)
 	case llm.Text:

@@ -19,7 +19,7 @@ func TestViewContents(t *testing.T) {
 		want   []string
 	}{
 		{"nothing yet", nil, nil},
-		{"queued", []llm.Event{llm.Queued{Position: 3}}, []string{"⏳ 順番待ち: 3 番目"}},
+		{"queued", []llm.Event{llm.Queued{Position: 3}}, []string{"⏳ 順番待ち: 4 番目"}},
 		{"thinking is never shown", []llm.Event{llm.Thinking{Text: "hmm"}, llm.Text{Text: "答え"}, llm.Thinking{Text: "more"}}, []string{"答え"}},
 		{"tool status", []llm.Event{llm.Queued{Position: 1}, llm.ToolStarted{Name: "web_search", Arguments: `{"query":"a\nb"}`}}, []string{"🔍 web_search: a b"}},
 		{"text replaces status", []llm.Event{llm.ToolStarted{Name: "scrape_url", Arguments: `{"url":"https://x"}`}, llm.Text{Text: "読みました"}}, []string{"読みました"}},

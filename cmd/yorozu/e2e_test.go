@@ -551,10 +551,11 @@ func TestTwoUsersShareOneLLMSlot(t *testing.T) {
 		Author:   &discordgo.User{ID: bobID, Username: "bob"},
 		Mentions: []*discordgo.User{{ID: h.discord.BotID(), Bot: true}},
 	})
-	// Bob sees his place in the queue while Alice's answer is being written.
+	// Bob sees his place in the queue while Alice's answer is being
+	// written: second, as he would behind her in her own channel.
 	if err := h.discord.WaitFor(ctx, func() bool {
 		for _, m := range h.discord.BotMessages(otherChannel) {
-			if strings.Contains(m.Content, "順番待ち") && strings.Contains(m.Content, "1 番目") {
+			if m.Content == "⏳ 順番待ち: 2 番目" {
 				return true
 			}
 		}

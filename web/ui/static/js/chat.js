@@ -257,7 +257,8 @@ async function send(text) {
 				break;
 			case 'queued': {
 				const pos = typeof ev.value === 'object' && ev.value ? ev.value.position : ev.value;
-				queued.textContent = `順番待ちです（${pos} 番目）。`;
+				// position 1 is next; the turn being answered counts as 1, as on Discord.
+				queued.textContent = `順番待ちです（${pos + 1} 番目）。`;
 				queued.hidden = false;
 				break;
 			}
