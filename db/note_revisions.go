@@ -30,16 +30,16 @@ type NoteEditor struct {
 // NoteRevision is a row of note_revisions: the text a page had before it was
 // replaced or deleted, who did it and when.
 type NoteRevision struct {
-	ID         int64     `db:"id"`
-	PageID     int64     `db:"page_id"`
-	Space      string    `db:"space"`
-	Title      string    `db:"title"`
-	Section    string    `db:"section"`
-	Content    string    `db:"content"` // the text before the change
-	Action     string    `db:"action"`
-	ChangedBy  string    `db:"changed_by"`
-	SessionKey string    `db:"session_key"`
-	CreatedAt  time.Time `db:"created_at"` // when it was changed
+	ID         int64     `db:"id" json:"id"`
+	PageID     int64     `db:"page_id" json:"page_id"`
+	Space      string    `db:"space" json:"space"`
+	Title      string    `db:"title" json:"title"`
+	Section    string    `db:"section" json:"section"`
+	Content    string    `db:"content" json:"content"` // the text before the change
+	Action     string    `db:"action" json:"action"`
+	ChangedBy  string    `db:"changed_by" json:"changed_by"`
+	SessionKey string    `db:"session_key" json:"session_key"`
+	CreatedAt  time.Time `db:"created_at" json:"created_at"` // when it was changed
 }
 
 const noteRevisionColumns = "id, page_id, space, title, section, content, action, changed_by, session_key, created_at"

@@ -53,6 +53,8 @@ func (s *Server) Routes() []Route {
 		{"PUT /chat/sessions/{id}/notes", Login, s.needMemory(s.handlePutSessionNotes)},
 		{"POST /chat/stream", Login, s.needChat(s.handleStream)},
 
+		{"GET /api/spaces", Login, http.HandlerFunc(s.handleSpaces)},
+
 		{"GET /api/notes", Login, s.needMemory(s.handleNotes)},
 		{"POST /api/notes", Login, s.needMemory(s.handleCreateNote)},
 		{"PATCH /api/notes/{id}", Login, s.needMemory(s.handleUpdateNote)},

@@ -2,15 +2,19 @@
 // activity, model choice, linked notes and fetched documents.
 import { get, optional, request, stream } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, bytes, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
+import { $, armed, bytes, el, empty, fail, spaceLabel, spaceName, spacePicker, start, toast, when } from './ui.js';
+
+const spaceKey = 'yorozu.chat.space';
 
 const state = {
 	sessions: [],
 	current: null, // session id, null for a new conversation
-	notes: [], // every note page, for the picker
+	notes: [], // every note page of the conversation's space, for the picker
+	notesSpace: null, // the space state.notes are of
 	linked: new Set(), // page ids linked to the current session (or to the next new one)
 	busy: null, // AbortController of the turn in flight
 	images: [], // pictures to send with the next message: { file, url }
+	space: localStorage.getItem(spaceKey), // the space a new conversation joins
 };
 
 // Limits the server applies too (vision package); checked here first so
@@ -18,6 +22,23 @@ const state = {
 const maxImages = 4;
 const maxImageBytes = 10 << 20;
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
+// chatSpace is the space of the conversation shown: its own, or the one
+// picked for a new conversation.
+function chatSpace() {
+	const s = currentSession();
+	return s ? s.space : state.space;
+}
+
+// showSpace puts the conversation's space in the picker, which only a new
+// conversation may change.
+function showSpace() {
+	const sel = $('space');
+	const key = chatSpace();
+	if (key && ![...sel.options].some((o) => o.value === key)) sel.append(el('option', { value: key }, spaceName(key)));
+	if (key) sel.value = key;
+	sel.disabled = currentSession() != null;
+}
 
 const sessionKey = 'yorozu.session';
 const modelKey = 'yorozu.model';
@@ -80,6 +101,8 @@ async function select(id) {
 	$('delete-session').hidden = !s || ro;
 	$('model').disabled = ro;
 	if (s && s.model) setModel(s.model);
+	showSpace();
+	if (state.notesSpace !== chatSpace()) loadNotes().catch(fail);
 	$('messages').replaceChildren();
 	$('docs').hidden = true;
 	if (id == null) {
@@ -242,7 +265,10 @@ async function send(text) {
 	const body = { message: text };
 	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
-	else if (state.linked.size) body.note_page_ids = [...state.linked];
+	else {
+		body.space = state.space;
+		if (state.linked.size) body.note_page_ids = [...state.linked];
+	}
 	const model = $('model').value;
 	if (model) body.model = model;
 
@@ -323,6 +349,7 @@ async function send(text) {
 		$('conv-title').textContent = currentSession()?.title || '（無題）';
 		$('export').hidden = false;
 		$('delete-session').hidden = false;
+		showSpace();
 		loadLinkedNotes(state.current).catch(fail);
 	}
 	if (state.current != null) loadDocs(state.current).catch(() => {});
@@ -388,7 +415,9 @@ function renderNotePicker() {
 }
 
 async function loadNotes() {
-	const notes = await get('/api/notes');
+	const space = chatSpace() || '';
+	const notes = await get('/api/notes?space=' + encodeURIComponent(space));
+	state.notesSpace = space;
 	state.notes = Array.isArray(notes) ? notes : (notes && notes.pages) || [];
 	renderNotePicker();
 }
@@ -530,6 +559,12 @@ function wire() {
 	$('stop').addEventListener('click', () => state.busy?.abort());
 	$('doc-close').addEventListener('click', closeDoc);
 	$('model').addEventListener('change', (ev) => localStorage.setItem(modelKey, ev.target.value));
+	$('space').addEventListener('change', (ev) => {
+		state.space = ev.target.value;
+		localStorage.setItem(spaceKey, state.space);
+		state.linked = new Set(); // pages of another space cannot be linked
+		loadNotes().catch(fail);
+	});
 	$('export').addEventListener('click', exportSession);
 	armed($('delete-session'), '本当に削除', deleteSession);
 	$('import').addEventListener('click', () => $('import-file').click());
@@ -545,9 +580,9 @@ async function main() {
 	start();
 	// The session list is the first render; everything else fills in beside it.
 	const models = loadModels().catch(fail);
-	loadNotes().catch(fail);
 	try {
-		await loadSessions();
+		const [picked] = await Promise.all([spacePicker($('space'), state.space), loadSessions()]);
+		state.space = picked;
 	} catch (err) {
 		fail(err);
 	}

@@ -1,6 +1,6 @@
 // Model call logs, newest first, a page at a time.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, start, when } from './ui.js';
+import { $, armed, el, empty, fail, spaceName, start, when } from './ui.js';
 
 const pageSize = 50;
 let before = '';
@@ -21,6 +21,7 @@ function row(l) {
 		el('td', { class: 'num' }, latency(l.latency_ms)),
 		el('td', { class: 'num' }, l.prompt_tokens ?? ''),
 		el('td', { class: 'num' }, l.completion_tokens ?? ''),
+		el('td', { class: 'small', title: l.space || '' }, spaceName(l.space) || '—'),
 		el('td', { class: 'small' }, l.session || l.session_key || ''),
 		el('td', { class: 'small' }, l.error || ''),
 		el('td', {},

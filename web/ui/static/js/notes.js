@@ -3,10 +3,13 @@
 // keyboard, and linked to the chat that was open last.
 import { get, request } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, el, empty, fail, spaceLabel, start, toast } from './ui.js';
+import { $, armed, el, empty, fail, spaceLabel, spacePicker, start, toast, when } from './ui.js';
+
+const spaceKey = 'yorozu.notes.space';
 
 const state = {
-	pages: [], // every page, in position order
+	space: new URLSearchParams(location.search).get('space') || localStorage.getItem(spaceKey), // whose notes are shown
+	pages: [], // every page of the space, in position order
 	tab: null, // the section shown
 	chat: localStorage.getItem('yorozu.session'), // the chat to link pages to
 	linked: new Set(),
@@ -33,7 +36,7 @@ function say(text) {
 // ---- loading ----
 
 async function load() {
-	const res = await get('/api/notes');
+	const res = await get('/api/notes?space=' + encodeURIComponent(state.space || ''));
 	const pages = Array.isArray(res) ? res : (res && res.pages) || [];
 	state.pages = pages.map((p) => ({ ...p, section: p.section || '' }));
 	const secs = sections();
@@ -146,11 +149,12 @@ function pageItem(p) {
 		onclick: () => toggleLink(p.id),
 	}, linked ? '会話から外す' : '会話に紐付け') : null;
 	const del = armed(el('button', { type: 'button', class: 'link danger' }, '削除'), '本当に削除', () => remove(p));
+	const past = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false', onclick: (ev) => revisions(li, p, ev.currentTarget) }, '履歴');
 	li.append(el('div', { class: 'page-head' },
 		handle, el('h2', {}, p.title || '（無題）'), spaceLabel(p),
 		linked ? el('span', { class: 'linked' }, '会話に紐付け中') : null,
 		el('button', { type: 'button', class: 'link', onclick: () => edit(p) }, '編集'),
-		linkBtn, del));
+		past, linkBtn, del));
 	if (state.editing.has(p.id)) li.append(editor(p, li));
 	else {
 		const body = el('div', { class: 'md' });
@@ -190,6 +194,7 @@ function editor(p, li) {
 	const save = async (ev) => {
 		ev.preventDefault();
 		const body = { title: title.value.trim(), content: text.value, section: section.value.trim() };
+		if (isNew) body.space = state.space;
 		if (!body.title) {
 			toast('タイトルを入れてください。');
 			title.focus();
@@ -242,6 +247,52 @@ async function remove(p) {
 	}
 }
 
+// ---- earlier versions ----
+
+const actions = { replace: '書き換え', delete: '削除', restore: '別の版に戻し' };
+
+// revisions shows (or hides) the kept earlier versions of p under its
+// item: who changed it and when, each with a button that puts it back.
+async function revisions(li, p, button) {
+	const open = li.querySelector('.revisions');
+	if (open) {
+		open.remove();
+		button.setAttribute('aria-expanded', 'false');
+		return;
+	}
+	const box = el('section', { class: 'revisions panel', 'aria-label': `「${p.title}」の以前の版` }, el('p', { class: 'muted small' }, '読み込み中…'));
+	li.append(box);
+	button.setAttribute('aria-expanded', 'true');
+	let revs;
+	try {
+		revs = (await get(`/api/notes/${encodeURIComponent(p.id)}/revisions`)) || [];
+	} catch (err) {
+		box.remove();
+		fail(err);
+		return;
+	}
+	if (!revs.length) {
+		box.replaceChildren(el('p', { class: 'muted small' }, '以前の版はありません。'));
+		return;
+	}
+	box.replaceChildren(el('h3', {}, '以前の版（新しい順、ページごとに最新 20 件）'), el('ol', { class: 'revision-list' }, revs.map((r) => el('li', { class: 'revision' },
+		el('div', { class: 'row' },
+			el('span', { class: 'grow small' }, `${when(r.created_at)}・${r.changed_by || '不明'} が${actions[r.action] || r.action}`),
+			el('button', { type: 'button', class: 'link', onclick: () => restore(p, r) }, 'この版に戻す')),
+		el('pre', { class: 'view small' }, r.content || '（空）')))));
+}
+
+async function restore(p, r) {
+	try {
+		await request('POST', `/api/notes/${encodeURIComponent(p.id)}/revisions/${encodeURIComponent(r.id)}/restore`);
+	} catch (err) {
+		fail(err);
+		return;
+	}
+	toast(`「${r.title}」を ${when(r.created_at)} の版に戻しました。`, 'info');
+	await load().catch(fail);
+}
+
 async function toggleLink(id) {
 	const next = new Set(state.linked);
 	if (next.has(id)) next.delete(id);
@@ -270,7 +321,7 @@ function renameSection() {
 			return;
 		}
 		try {
-			await request('POST', '/api/notes/sections/rename', { from, to });
+			await request('POST', '/api/notes/sections/rename', { from, to, space: state.space });
 			state.tab = to;
 			await load();
 		} catch (err) {
@@ -300,7 +351,7 @@ async function move(id, section, index) {
 	const list = $('pages');
 	list.setAttribute('aria-busy', 'true');
 	try {
-		await request('POST', '/api/notes/reorder', { page_id: id, section, order: rest.map((p) => p.id) });
+		await request('POST', '/api/notes/reorder', { page_id: id, section, order: rest.map((p) => p.id), space: state.space });
 		await load();
 	} catch (err) {
 		state.pages = before;
@@ -447,7 +498,16 @@ async function main() {
 	start();
 	$('new-note').addEventListener('click', newPage);
 	$('rename-section').addEventListener('click', renameSection);
+	$('space').addEventListener('change', (ev) => {
+		state.space = ev.target.value;
+		localStorage.setItem(spaceKey, state.space);
+		history.replaceState(null, '', '?space=' + encodeURIComponent(state.space) + location.hash);
+		state.tab = null;
+		state.editing.clear();
+		load().catch(fail);
+	});
 	try {
+		state.space = await spacePicker($('space'), state.space);
 		await load();
 	} catch (err) {
 		fail(err);

@@ -89,12 +89,38 @@ export function bytes(n) {
 	return (n / 1024 / 1024).toFixed(1) + ' MB';
 }
 
+/** spaceName says whose memory a space key ("guild:<id>", "dm:<id>", "web") is. */
+export function spaceName(key) {
+	if (!key) return '';
+	if (key === 'web') return '管理ページ';
+	const [kind, id] = key.split(':');
+	if (kind === 'guild') return 'サーバー ' + id;
+	if (kind === 'dm') return 'DM ' + id;
+	return key;
+}
+
 /** spaceLabel shows which community a row belongs to, when the row says. */
 export function spaceLabel(row) {
 	const s = row && row.space;
 	if (!s) return null;
-	const name = typeof s === 'object' ? (s.name || s.id || s.key) : s;
-	return el('span', { class: 'space', title: '空間' }, '［' + name + '］');
+	const name = typeof s === 'object' ? (s.name || s.id || s.key) : spaceName(s);
+	return el('span', { class: 'space', title: '空間: ' + (typeof s === 'object' ? s.key : s) }, '［' + name + '］');
+}
+
+/**
+ * spacePicker fills select with every space (GET /api/spaces) and selects
+ * want when it is one of them, else the default space; it returns the key
+ * selected.
+ */
+export async function spacePicker(select, want) {
+	const res = (await get('/api/spaces')) || {};
+	const list = res.spaces || [];
+	select.replaceChildren(...list.map((s) => el('option', { value: s.key },
+		`${spaceName(s.key)}（ノート ${s.notes}・会話 ${s.sessions}）`)));
+	const pick = list.some((s) => s.key === want) ? want : res.default || 'web';
+	if (!list.some((s) => s.key === pick)) select.append(el('option', { value: pick }, spaceName(pick)));
+	select.value = pick;
+	return pick;
 }
 
 /** empty replaces a list's content with a note saying there is nothing. */
