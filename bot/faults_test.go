@@ -724,3 +724,55 @@ func TestUnreachableLoggedOncePerBackoffStep(t *testing.T) {
 	h.srv.SetUnreachable(false)
 	h.waitStatus(func(s Status) bool { return s.State == StateConnected })
 }
+
+// With DISCORD_GUILDS set, a DM user is looked up once however many DMs
+// they send while Discord answers, and a member's DMs are answered in
+// order; a user in no served server is not answered.
+func TestDMsOfAnUnknownUserCheckedOnceAndAnsweredInOrder(t *testing.T) {
+	t.Parallel()
+	const member, stranger, dmMember, dmStranger = "77", "78", "600", "601"
+	h, _ := startFaulty(t, func(s *discordtest.Server) { s.AddMember(guildID, member) }, func(o *Options) { o.Guilds = []string{guildID} })
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		return say("答え:"+req.Text)(ctx, req, emit)
+	}
+	dm := func(channel, user, text string) {
+		h.srv.SendMessage(&discordgo.Message{ChannelID: channel, Author: &discordgo.User{ID: user, Username: "u" + user}, Content: text})
+	}
+	for _, text := range []string{"一", "二", "三"} {
+		dm(dmMember, member, text)
+		dm(dmStranger, stranger, text)
+	}
+	// The later two wait behind the first: their notices go out first and
+	// become their answers.
+	msgs := h.waitBot(dmMember, func(ms []discordtest.Message) bool {
+		n := 0
+		for _, m := range ms {
+			if strings.HasPrefix(m.Content, "答え:") {
+				n++
+			}
+		}
+		return n == 3
+	})
+	if len(msgs) != 3 {
+		t.Errorf("%d bot messages for three DMs: %+v", len(msgs), msgs)
+	}
+	var order []string
+	for _, r := range h.resp.requests() {
+		if r.AuthorID == member {
+			order = append(order, r.Text)
+		}
+	}
+	if strings.Join(order, "") != "一二三" {
+		t.Errorf("answered %v, want the DMs in the order they came", order)
+	}
+	lookups := map[string]int{}
+	for _, c := range callsTo(h.srv.Calls(), "GET", "/guilds/"+guildID+"/members/") {
+		lookups[strings.TrimPrefix(c.Path, "/guilds/"+guildID+"/members/")]++
+	}
+	if lookups[member] != 1 || lookups[stranger] != 1 {
+		t.Errorf("membership lookups %v; want one per user", lookups)
+	}
+	if msgs := h.srv.BotMessages(dmStranger); len(msgs) != 0 {
+		t.Errorf("answered a user in no served server: %+v", msgs)
+	}
+}

@@ -22,6 +22,9 @@ const dmCheckTTL = 10 * time.Minute
 type guildFilter struct {
 	noticed map[string]bool      // servers (and DM users) logged as ignored
 	dm      map[string]dmVerdict // user id -> shares an allowed server
+	// waiting holds, per user being looked up, the DMs that came meanwhile,
+	// in order: one lookup per user, and the DMs are answered in order.
+	waiting map[string][]chat.Request
 }
 
 type dmVerdict struct {
@@ -51,7 +54,8 @@ func (b *Bot) servesGuild(guildID string) bool {
 
 // admitDM lets a DM through to enqueue when its author shares one of the
 // allowed servers (always when Options.Guilds is empty). An unknown user is
-// looked up off the gateway loop, so the DM is enqueued later or dropped.
+// looked up off the gateway loop, once however many DMs they send
+// meanwhile; those are then enqueued in order, or dropped.
 func (b *Bot) admitDM(req chat.Request, enqueue func(chat.Request)) {
 	if len(b.opts.Guilds) == 0 {
 		enqueue(req)
@@ -62,6 +66,11 @@ func (b *Bot) admitDM(req chat.Request, enqueue func(chat.Request)) {
 	if known && b.now().Sub(v.at) > dmCheckTTL {
 		known = false
 	}
+	if _, looking := b.filter.waiting[req.AuthorID]; looking && !b.stopping {
+		b.filter.waiting[req.AuthorID] = append(b.filter.waiting[req.AuthorID], req)
+		b.mu.Unlock()
+		return
+	}
 	if known || b.stopping {
 		b.mu.Unlock()
 		if known {
@@ -69,23 +78,33 @@ func (b *Bot) admitDM(req chat.Request, enqueue func(chat.Request)) {
 		}
 		return
 	}
+	if b.filter.waiting == nil {
+		b.filter.waiting = map[string][]chat.Request{}
+	}
+	b.filter.waiting[req.AuthorID] = []chat.Request{req}
 	b.wg.Add(1)
 	b.mu.Unlock()
 	go func() {
 		defer b.wg.Done()
 		defer b.recoverEvent("dm_check")
 		ok, err := b.sharesAllowedGuild(b.ctx, req.AuthorID)
+		b.mu.Lock()
+		reqs := b.filter.waiting[req.AuthorID]
+		delete(b.filter.waiting, req.AuthorID)
+		if err == nil {
+			if b.filter.dm == nil {
+				b.filter.dm = map[string]dmVerdict{}
+			}
+			b.filter.dm[req.AuthorID] = dmVerdict{ok: ok, at: b.now()}
+		}
+		b.mu.Unlock()
 		if err != nil {
-			b.log.Error("check a DM user's servers: DM not answered", "author_id", req.AuthorID, "err", err)
+			b.log.Error("check a DM user's servers: DM not answered", "author_id", req.AuthorID, "dms", len(reqs), "err", err)
 			return
 		}
-		b.mu.Lock()
-		if b.filter.dm == nil {
-			b.filter.dm = map[string]dmVerdict{}
+		for _, r := range reqs {
+			b.dmVerdict(r, ok, enqueue)
 		}
-		b.filter.dm[req.AuthorID] = dmVerdict{ok: ok, at: b.now()}
-		b.mu.Unlock()
-		b.dmVerdict(req, ok, enqueue)
 	}()
 }
 
