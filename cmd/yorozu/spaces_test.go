@@ -230,6 +230,12 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 		t.Errorf("server C logged %d times; want once", n)
 	}
 
+	// Slash commands in server C are refused, to its user alone.
+	if got := h.command(t, &discordgo.Interaction{ChannelID: chanC, GuildID: guildC, Member: member("400000000000000003", discordgo.PermissionManageMessages),
+		Data: discordgo.ApplicationCommandInteractionData{Name: "memory"}}); !strings.Contains(got, "このサーバーではよろずを使えません") {
+		t.Errorf("/memory in a server not in DISCORD_GUILDS = %q", got)
+	}
+
 	// /forget needs Manage Messages.
 	if got := h.forget(t, 0); got != notAllowedReply {
 		t.Errorf("/forget without Manage Messages = %q", got)
