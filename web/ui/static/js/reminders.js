@@ -1,6 +1,6 @@
 // Reminders of every user: pending ones can be cancelled.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, start, when } from './ui.js';
+import { $, armed, el, empty, fail, spaceLabel, start, when } from './ui.js';
 
 const statusLabel = { pending: '予定', delivered: '通知済み', cancelled: '取り消し済み', failed: '送れませんでした' };
 
@@ -25,6 +25,7 @@ async function load() {
 			el('div', { class: 'row' },
 				el('strong', {}, when(r.due_at)),
 				el('span', { class: 'badge status-' + r.status }, status(r)),
+				spaceLabel({ space: r.guild_id ? 'guild:' + r.guild_id : (r.user_id ? 'dm:' + r.user_id : '') }),
 				el('span', { class: 'muted small grow' }, r.user_id ? 'ユーザー ' + r.user_id : '', r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
 				pending ? armed(el('button', { type: 'button', class: 'link danger' }, '取り消す'), '本当に取り消す', async () => {
 					try {
