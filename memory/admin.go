@@ -211,8 +211,19 @@ func (m *Memory) BackfillTags(ctx context.Context, limit int) (int, error) {
 	for start := 0; start < len(msgs); start += backfillBatch {
 		batch := msgs[start:min(start+backfillBatch, len(msgs))]
 		if !m.bg.run(func(ctx context.Context) {
+			spaces := map[int64]Space{} // session id -> its space, whose word pool ranks the tags
 			for _, msg := range batch {
-				m.tagTurn(ctx, "", []db.Message{msg})
+				space, ok := spaces[msg.SessionID]
+				if !ok {
+					s, err := db.SessionItemByID(ctx, m.pool, msg.SessionID)
+					if err != nil {
+						m.log.Warn("backfill tags: session of a message", "message_id", msg.ID, "err", err)
+						continue
+					}
+					space = Space(s.Space)
+					spaces[msg.SessionID] = space
+				}
+				m.tagTurn(ctx, space, []db.Message{msg})
 			}
 		}) {
 			break

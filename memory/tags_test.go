@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
@@ -160,4 +161,40 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Backfilling the tags of messages stored without them feeds each
+// message's own space's word pool.
+func TestBackfillTagsFeedsTheMessagesSpace(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	pools := map[memory.Space]*wordpool.Pool{}
+	m := f.memory(t, func(o *memory.Options) {
+		o.Words = func(_ context.Context, s memory.Space) memory.WordPool {
+			mu.Lock()
+			defer mu.Unlock()
+			if pools[s] == nil {
+				pools[s] = wordpool.New(0)
+			}
+			return pools[s]
+		}
+	})
+	s, err := db.UpsertSession(ctx, f.pool, db.SessionParams{Key: "discord:channel:c1", Source: "discord", Space: "guild:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertMessage(ctx, f.pool, db.MessageParams{SessionID: s.ID, Role: db.RoleUser, Content: "富士山に登りたい"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.BackfillTags(ctx, 100); err != nil || n != 1 {
+		t.Fatalf("BackfillTags = %d, %v; want the one message", n, err)
+	}
+	eventually(t, "the message tagged", func() bool { return count(t, f.pool, "SELECT count(*) FROM message_tags") > 0 })
+	m.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if p := pools[memory.GuildSpace("1")]; p == nil || !p.Knows("富士山") {
+		t.Errorf("guild:1's word pool lacks the backfilled message's 富士山; pools: %v", pools)
+	}
 }

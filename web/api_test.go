@@ -298,7 +298,14 @@ func TestSystemAndModelsAPI(t *testing.T) {
 	if code := c.call("GET", "/api/system/word-pool?space=guild/1", nil, nil); code != http.StatusBadRequest {
 		t.Errorf("word pool of a malformed space = %d, want 400", code)
 	}
-	a.recordDiscordTurn(t, "1", "ラーメンが食べたい", "いいですね")
+	// Messages stored by an older yorozu, without tags.
+	s, err := db.UpsertSession(context.Background(), a.pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", Space: "guild:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertMessage(context.Background(), a.pool, db.MessageParams{SessionID: s.ID, Role: db.RoleUser, Content: "ラーメンが食べたい"}); err != nil {
+		t.Fatal(err)
+	}
 	var q map[string]int
 	if code := c.call("POST", "/api/system/backfill-tags", nil, &q); code != http.StatusAccepted || q["queued"] < 1 {
 		t.Errorf("backfill = %d %v", code, q)
