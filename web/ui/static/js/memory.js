@@ -3,7 +3,7 @@
 // words with a tag backfill.
 import { get, request } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
+import { $, armed, el, empty, fail, spaceLabel, spacePicker, start, toast, when } from './ui.js';
 
 const titles = new Map(); // session id -> title, once the list is in
 
@@ -111,7 +111,9 @@ async function loadSessions() {
 }
 
 async function loadWords() {
-	const res = (await get('/api/system/word-pool')) || {};
+	const sel = $('words-space');
+	if (!sel.options.length) await spacePicker(sel, '');
+	const res = (await get('/api/system/word-pool?space=' + encodeURIComponent(sel.value))) || {};
 	const words = res.words || [];
 	$('words').replaceChildren(...(words.length ? words.map((w) => el('span', { class: 'tag' }, w))
 		: [el('span', { class: 'muted' }, 'まだありません。会話が増えると集まります。')]));
@@ -134,6 +136,7 @@ start();
 $('memory-session').addEventListener('change', () => loadMemories().catch(fail));
 $('knowledge-more').addEventListener('click', () => loadKnowledge().catch(fail));
 $('backfill').addEventListener('click', backfill);
+$('words-space').addEventListener('change', () => loadWords().catch(fail));
 // The summaries first; the conversation titles replace their keys when in.
 loadMemories().catch(fail);
 loadKnowledge().catch(fail);
