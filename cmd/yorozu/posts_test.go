@@ -121,6 +121,7 @@ func TestScheduledPostsBelongToTheirSpace(t *testing.T) {
 // which model and the command that pulls it.
 func TestKnowledgeBaseSyncWithMissingEmbedModelNamesThePull(t *testing.T) {
 	h := start(t, map[string]string{"DISCORD_TOKEN": ""}) // only for its fakes and database
+	h.ollama.RemoveModel(embedModel)
 	dataDir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dataDir, "knowledge_base"), 0o755); err != nil {
 		t.Fatal(err)
@@ -128,12 +129,12 @@ func TestKnowledgeBaseSyncWithMissingEmbedModelNamesThePull(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dataDir, "knowledge_base", "rules.md"), []byte("# ルール\n猫の話は金曜日に"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"DATABASE_URL": h.dbURL, "OLLAMA_HOST": h.ollama.URL(), "DATA_DIR": dataDir, "EMBED_MODEL": "bge-m3"}
+	env := map[string]string{"DATABASE_URL": h.dbURL, "OLLAMA_HOST": h.ollama.URL(), "DATA_DIR": dataDir, "EMBED_MODEL": embedModel}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	err := run(ctx, []string{"jobs", "run", "kb_sync"}, func(k string) string { return env[k] }, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), `model "bge-m3" not found (run: ollama pull bge-m3)`) {
-		t.Fatalf("kb_sync with bge-m3 missing: err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), `model "`+embedModel+`" not found (run: ollama pull `+embedModel+`)`) {
+		t.Fatalf("kb_sync with %s missing: err = %v", embedModel, err)
 	}
 }
