@@ -41,6 +41,9 @@ type MessageParams struct {
 	Content           string
 	PlatformMessageID string
 	ReplyToID         *int64
+	// ReplyToPlatformID is the platform id of the message a user's
+	// message replied to, if any.
+	ReplyToPlatformID string
 	Model             string
 	CreatedAt         time.Time // zero means now
 	Tokens            *int
@@ -53,11 +56,11 @@ const messageColumns = "id, session_id, role, author_id, author_name, content, p
 func InsertMessage(ctx context.Context, q Querier, p MessageParams) (Message, error) {
 	rows, err := q.Query(ctx, `
 INSERT INTO messages (session_id, role, author_id, author_name, content, platform_message_id,
-                      reply_to_id, model, created_at, tokens)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                      reply_to_id, model, created_at, tokens, reply_to_platform_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 RETURNING `+messageColumns,
 		p.SessionID, p.Role, p.AuthorID, p.AuthorName, p.Content, p.PlatformMessageID,
-		p.ReplyToID, p.Model, utcOrNow(p.CreatedAt), p.Tokens)
+		p.ReplyToID, p.Model, utcOrNow(p.CreatedAt), p.Tokens, p.ReplyToPlatformID)
 	if err != nil {
 		return Message{}, fmt.Errorf("insert message in session %d: %w", p.SessionID, err)
 	}
