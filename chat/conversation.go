@@ -22,7 +22,7 @@ type Pipeline interface {
 // Store gives a turn its context and keeps the turn; *memory.Memory
 // satisfies it.
 type Store interface {
-	Context(ctx context.Context, key memory.SessionKey, space memory.Space, userText string) ([]api.Message, error)
+	Context(ctx context.Context, key memory.SessionKey, space memory.Space, userText string, opts ...memory.ContextOption) ([]api.Message, error)
 	Record(ctx context.Context, key memory.SessionKey, turn memory.Turn) error
 }
 
@@ -57,7 +57,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 			space = s
 		}
 	}
-	msgs, err := c.Store.Context(ctx, key, space, req.Text)
+	msgs, err := c.Store.Context(ctx, key, space, req.Text,
+		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}
@@ -95,7 +96,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Space:     space,
 		User: memory.MessageRecord{
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
-			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
+			PlatformMessageID: req.MessageID, ReplyTo: req.ReplyTo, At: at, Images: imgs.kept,
 		},
 		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now()},
 	}

@@ -32,6 +32,17 @@ type Request struct {
 	// Model, when set, answers instead of the handler's own model (the
 	// admin page's model selector).
 	Model string
+
+	// ParentID is the parent channel when ChannelID is a thread.
+	ParentID string
+	// Persona is the channel's persona in force, if any; it joins the
+	// system text after yorozu's own guidance.
+	Persona string
+	// ReplyTo is the platform id of the message this one replies to, if any.
+	ReplyTo string
+	// ReplyChain is that message and its own reply chain, newest first
+	// (at most memory.MaxReplyChain), as the adapter found them.
+	ReplyChain []memory.ChainMessage
 }
 
 // Attachment is a file the user sent with the message, or one of the

@@ -46,6 +46,7 @@ var layerShares = []struct {
 }{
 	{layerRecent, 0.30},
 	{layerSummaries, SummaryShare},
+	{layerChain, 0.15},
 	{layerHeadings, 0.05},
 	{layerNotes, 0.10},
 	{layerLinked, 0.15},
@@ -64,6 +65,7 @@ const (
 	layerLinked
 	layerKB
 	layerSummaries
+	layerChain
 	layerRecent
 	numLayers
 )
@@ -86,12 +88,14 @@ type layer struct {
 // Context returns the messages for the model's next turn in session key of
 // space (empty: the default space), within the token budget:
 //
-//	system: persona and the current date and time in Location
+//	system: yorozu's guidance and the current date and time in Location,
+//	        then the channel's persona (WithPersona)
 //	system: 1. knowledge headings (latest 15 titles; bodies via read_knowledge)
 //	system: 2. notes index (title and first 40 characters, by section, linked pages marked)
 //	system: 2.5. linked notes (full text, each cut at 8,000 characters)
 //	system: 3. knowledge base (top 3 files by similarity ≥ 0.75, trusted over web search)
 //	system: 4. long-term memory (the session's summaries)
+//	system: 4.5. the message replied to and its reply chain (WithReplyChain)
 //	5. recent unsummarised messages, oldest first
 //	user: userText
 //
@@ -99,10 +103,15 @@ type layer struct {
 // and space's own folders). Empty layers are left out. When everything does not fit, layers give way
 // in this order: older recent messages beyond their share, knowledge-base
 // files (least similar first), linked notes, the notes index, knowledge
-// headings, summaries (oldest first), and last the recent messages within
-// their share (oldest first). The system prompt, the user's message and the
-// newest turn never give way.
-func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userText string) ([]api.Message, error) {
+// headings, the reply chain (oldest first; a long message is cut to fit),
+// summaries (oldest first), and last the recent
+// messages within their share (oldest first). The system prompt (persona
+// included), the user's message and the newest turn never give way.
+func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userText string, opts ...ContextOption) ([]api.Message, error) {
+	var extra contextExtras
+	for _, o := range opts {
+		o(&extra)
+	}
 	space, err := m.space(ctx, space)
 	if err != nil {
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
@@ -157,6 +166,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	ls[layerLinked] = linkedLayer(linked)
 	ls[layerKB] = kbLayer(docs)
 	ls[layerSummaries] = m.summariesLayer(summaries)
+	ls[layerChain] = m.chainLayer(extra.chain, history)
 
 	recent := make([]api.Message, len(history))
 	ls[layerRecent] = layer{keepTail: true}
@@ -169,6 +179,9 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	system := api.Message{Role: "system", Content: m.systemPrompt()}
 	if fetched {
 		system.Content += "\n\n" + fetchedHint
+	}
+	if extra.persona != "" {
+		system.Content += "\n\n" + personaHeading + extra.persona
 	}
 	user := api.Message{Role: "user", Content: userText}
 	left := m.opts.TokenBudget - messageTokens(system) - messageTokens(user)
@@ -189,7 +202,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 
 	msgs := make([]api.Message, 0, 8+len(history))
 	msgs = append(msgs, system)
-	for _, id := range []layerID{layerHeadings, layerNotes, layerLinked, layerKB, layerSummaries} {
+	for _, id := range []layerID{layerHeadings, layerNotes, layerLinked, layerKB, layerSummaries, layerChain} {
 		if text := ls[id].render(); text != "" {
 			msgs = append(msgs, api.Message{Role: "system", Content: text})
 		}
@@ -254,11 +267,17 @@ func (l *layer) render() string {
 	if l.keepTail {
 		kept = l.items[len(l.items)-l.taken:]
 	}
+	// The cut item is the one after the kept ones in taking order: after
+	// them, or before them when the layer keeps its tail.
+	if l.cut != "" && l.keepTail {
+		b.WriteString("\n")
+		b.WriteString(l.cut)
+	}
 	for _, it := range kept {
 		b.WriteString("\n")
 		b.WriteString(it)
 	}
-	if l.cut != "" {
+	if l.cut != "" && !l.keepTail {
 		b.WriteString("\n")
 		b.WriteString(l.cut)
 	}

@@ -20,6 +20,7 @@ var layerHeads = []struct{ name, prefix string }{
 	{"linked", "## リンクされたノート"},
 	{"kb", "## ナレッジベース"},
 	{"summaries", "## 長期記憶"},
+	{"chain", "## 返信先の発言"},
 }
 
 // g1 is the space of the server the seeded turns come from.
@@ -84,7 +85,7 @@ func TestContextLayersInOrder(t *testing.T) {
 	key := memory.DiscordChannel("c1")
 	populate(t, f, m, key, 1)
 
-	msgs, err := m.Context(context.Background(), key, g1, "猫の餌は何がいい？")
+	msgs, err := m.Context(context.Background(), key, g1, "猫の餌は何がいい？", memory.WithReplyChain(testChain(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestContextLayersInOrder(t *testing.T) {
 			got = append(got, msg.Role[:1])
 		}
 	}
-	want := "headings notes linked kb summaries u a u a u a u a u a u a u"
+	want := "headings notes linked kb summaries chain u a u a u a u a u a u a u"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("layers = %s\nwant     %s", strings.Join(got, " "), want)
 	}
@@ -112,6 +113,8 @@ func TestContextLayersInOrder(t *testing.T) {
 		{3, []string{"### [", "猫の名前候補\nタマ、ミケ、クロ"}, []string{"ページ0"}},
 		{4, []string{"猫の飼い方", "pets/cat.md", "信頼できる"}, []string{"ラーメン"}},
 		{5, []string{"要約0", "要約1", "要約2"}, nil},
+		{6, []string{"- [2026-10-01 00:00] たろう: 猫を飼いたい", "- [2026-10-01 00:01] あなた (よろず): 猫はいいですね",
+			"最後が直接の返信先"}, []string{"u5"}},
 	}
 	for _, c := range checks {
 		for _, s := range c.has {
@@ -162,7 +165,8 @@ func TestContextBudget(t *testing.T) {
 	// must see the same stored history.
 	m.Close()
 	ctx := context.Background()
-	full, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 1 << 20 }).Context(ctx, key, g1, "猫の餌は何がいい？")
+	chain := memory.WithReplyChain(testChain(8))
+	full, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = 1 << 20 }).Context(ctx, key, g1, "猫の餌は何がいい？", chain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +176,10 @@ func TestContextBudget(t *testing.T) {
 	t.Logf("everything: %d tokens %v", total, need)
 
 	// Give-way order: the first to go is listed first.
-	order := []string{"kb", "linked", "notes", "headings", "summaries", "recent"}
+	order := []string{"kb", "linked", "notes", "headings", "chain", "summaries", "recent"}
 	for _, budget := range []int{total, total - 300, total * 3 / 4, total / 2, total / 3, 3000, 2000, 1200} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = budget }).Context(ctx, key, g1, "猫の餌は何がいい？")
+			msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = budget }).Context(ctx, key, g1, "猫の餌は何がいい？", chain)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +195,7 @@ func TestContextBudget(t *testing.T) {
 			}
 			// A layer that gave way to someone means every layer that gives
 			// way before it gave way as far as it can: down to its share.
-			shares := map[string]float64{"kb": 0.20, "linked": 0.15, "notes": 0.10, "headings": 0.05, "summaries": 0.20, "recent": 0.30}
+			shares := map[string]float64{"kb": 0.20, "linked": 0.15, "notes": 0.10, "headings": 0.05, "chain": 0.15, "summaries": 0.20, "recent": 0.30}
 			for i, l := range order {
 				if got[l] >= need[l] {
 					continue
@@ -242,4 +246,16 @@ func itemSlack(msgs []api.Message) map[string]int {
 		out[name] = big + memory.EstimateTokens(parts[0]) + memory.MessageOverhead
 	}
 	return out
+}
+
+// testChain is a reply chain, newest first: an old answer, the question it
+// answered, and a message that is among the recent ones (u5 of seed with
+// scale 1), which the chain layer leaves out.
+func testChain(scale int) []memory.ChainMessage {
+	t0 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	return []memory.ChainMessage{
+		{ID: "501 502", ReplyTo: "500", FromBot: true, Content: "猫はいいですね。" + strings.Repeat("猫の魅力を語る。", 10*scale), At: t0.Add(time.Minute)},
+		{ID: "500", ReplyTo: "seed-u5", AuthorName: "たろう", Content: "猫を飼いたい", At: t0},
+		{ID: "seed-u5", AuthorName: "はなこ", Content: "u5", At: t0.Add(-time.Minute)},
+	}
 }

@@ -83,8 +83,10 @@ func seed(t testing.TB, m *memory.Memory, key memory.SessionKey, n int, t0 time.
 		name := []string{"たろう", "はなこ"}[i%2]
 		err := m.Record(context.Background(), key, memory.Turn{
 			Source: "discord", GuildID: "g1", ChannelID: "c1",
-			User:  memory.MessageRecord{AuthorID: name, AuthorName: name, Content: fmt.Sprintf("u%d", i), At: at},
-			Reply: memory.MessageRecord{Content: fmt.Sprintf("a%d", i), Model: "qwen3:4b", At: at.Add(time.Second)},
+			User: memory.MessageRecord{AuthorID: name, AuthorName: name, Content: fmt.Sprintf("u%d", i), At: at,
+				PlatformMessageID: fmt.Sprintf("seed-u%d", i)},
+			Reply: memory.MessageRecord{Content: fmt.Sprintf("a%d", i), Model: "qwen3:4b", At: at.Add(time.Second),
+				PlatformMessageID: fmt.Sprintf("seed-a%d", i)},
 		})
 		if err != nil {
 			t.Fatal(err)

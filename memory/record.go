@@ -30,6 +30,7 @@ type MessageRecord struct {
 	AuthorName        string
 	Content           string
 	PlatformMessageID string    // e.g. the Discord message id
+	ReplyTo           string    // the platform id of the message a user's message replied to
 	Model             string    // the model that wrote a reply
 	At                time.Time // zero means the Memory's clock
 	// Images are what is kept of the pictures sent with a user's message
@@ -101,7 +102,7 @@ func (m *Memory) RecordReplyIDs(ctx context.Context, key SessionKey, userMessage
 func messageParams(sessionID int64, role string, r MessageRecord, at time.Time, replyTo *int64) db.MessageParams {
 	return db.MessageParams{
 		SessionID: sessionID, Role: role, AuthorID: r.AuthorID, AuthorName: r.AuthorName,
-		Content: r.Content, PlatformMessageID: r.PlatformMessageID, Model: r.Model,
+		Content: r.Content, PlatformMessageID: r.PlatformMessageID, ReplyToPlatformID: r.ReplyTo, Model: r.Model,
 		CreatedAt: at, ReplyToID: replyTo,
 	}
 }
