@@ -55,6 +55,9 @@ type Options struct {
 	Responder  Responder    // required
 	// Replies learns the Discord ids of each reply once it is out; optional.
 	Replies ReplyLog
+	// Chains finds the stored part of a reply chain; optional (without it
+	// every replied-to message comes from Discord).
+	Chains ReplyChains
 	Logger  *slog.Logger // default slog.Default()
 
 	// Guilds are the only servers served (DISCORD_GUILDS): mentions in
@@ -120,6 +123,8 @@ type Bot struct {
 	stopping bool
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]CommandFunc
+	complete map[string]CommandFunc // autocomplete, by command name
+	parents  map[string]string      // thread id -> parent channel ("" not a thread)
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected
@@ -229,6 +234,8 @@ func New(opts Options) (*Bot, error) {
 		dgLog:         dgLog,
 		queues:        map[string]*channelQueue{},
 		handlers:      map[string]CommandFunc{},
+		complete:      map[string]CommandFunc{},
+		parents:       map[string]string{},
 		state:         StateStarting,
 		readySig:      make(chan struct{}, 1),
 		disconnected:  make(chan struct{}, 1),
@@ -273,6 +280,15 @@ func (b *Bot) HandleCommand(name string, fn CommandFunc) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.handlers[name] = fn
+}
+
+// HandleAutocomplete sets the handler for the named command's autocomplete
+// interactions (type 4); it answers with RespondChoices. Discord waits
+// about 3 seconds for the choices.
+func (b *Bot) HandleAutocomplete(name string, fn CommandFunc) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.complete[name] = fn
 }
 
 // Stop closes the gateway, drops turns still waiting in channel queues, lets
@@ -352,16 +368,22 @@ func (b *Bot) recoverCommand(ctx context.Context, s *discordgo.Session, i *disco
 
 func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	defer b.recoverEvent("interaction_create")
-	if i.Type != discordgo.InteractionApplicationCommand {
+	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
 		return
 	}
 	name := i.ApplicationCommandData().Name
+	autocomplete := i.Type == discordgo.InteractionApplicationCommandAutocomplete
 	if i.GuildID != "" && !b.servesGuild(i.GuildID) {
-		b.goRespond(s, i, notServedReply)
+		if !autocomplete {
+			b.goRespond(s, i, notServedReply)
+		}
 		return
 	}
 	b.mu.Lock()
 	fn, stopping := b.handlers[name], b.stopping
+	if autocomplete {
+		fn = b.complete[name]
+	}
 	if fn != nil && !stopping {
 		b.wg.Add(1)
 	}
@@ -371,10 +393,19 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	}
 	go func() {
 		defer b.wg.Done()
-		// An interaction token is valid for 15 minutes.
-		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
+		// An interaction token is valid for 15 minutes; choices are wanted
+		// within 3 seconds.
+		timeout := 15 * time.Minute
+		if autocomplete {
+			timeout = 3 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(b.ctx, timeout)
 		defer cancel()
-		defer b.recoverCommand(ctx, s, i, name)
+		if autocomplete {
+			defer b.recoverEvent("autocomplete")
+		} else {
+			defer b.recoverCommand(ctx, s, i, name)
+		}
 		fn(ctx, s, i)
 	}()
 }

@@ -47,6 +47,7 @@ func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request,
 		Text:       nameMentions(stripMention(m.Content, botID), m.Mentions),
 		At:         at,
 	}
+	withReplyTo(&req, m, botID)
 	return req, true
 }
 

@@ -29,6 +29,44 @@ func CanManageMessages(i *discordgo.InteractionCreate) bool {
 	return i.Member.Permissions&(discordgo.PermissionManageMessages|discordgo.PermissionAdministrator) != 0
 }
 
+// ManageChannels is the permission that changing a channel's persona or
+// model needs; /persona and /model declare it as their
+// default_member_permissions.
+var ManageChannels int64 = discordgo.PermissionManageChannels
+
+// CanManageChannels reports whether the user of interaction i may change
+// the persona or model of the channel it came from: Manage Channels (or
+// Administrator) there, as Discord computed it for the interaction, or
+// being the user of the DM it came from. Checked on every interaction, as
+// servers can change who sees a command.
+func CanManageChannels(i *discordgo.InteractionCreate) bool {
+	if i == nil || i.Interaction == nil {
+		return false
+	}
+	if i.GuildID == "" {
+		return i.User != nil
+	}
+	if i.Member == nil {
+		return false
+	}
+	return i.Member.Permissions&(discordgo.PermissionManageChannels|discordgo.PermissionAdministrator) != 0
+}
+
+// RespondChoices answers an autocomplete interaction with choices (Discord
+// shows at most 25).
+func RespondChoices(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, choices []*discordgo.ApplicationCommandOptionChoice) error {
+	if len(choices) > 25 {
+		choices = choices[:25]
+	}
+	if choices == nil {
+		choices = []*discordgo.ApplicationCommandOptionChoice{}
+	}
+	return s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+		Data: &discordgo.InteractionResponseData{Choices: choices},
+	}, discordgo.WithContext(ctx))
+}
+
 // InteractionUser is the id of the user who used interaction i ("" when
 // Discord sent none).
 func InteractionUser(i *discordgo.InteractionCreate) string {

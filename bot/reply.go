@@ -345,6 +345,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 		defer close(rendered)
 		r.run(ctx)
 	}()
+	req = b.prepare(ctx, req)
 	err := b.respond(ctx, req, r.emit)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: %w", errStopped, err)

@@ -55,6 +55,7 @@ type Message struct {
 	ID              string
 	ChannelID       string
 	AuthorID        string
+	AuthorName      string // the user's name, for messages sent with SendMessage
 	Content         string
 	Reference       *discordgo.MessageReference
 	AllowedMentions *discordgo.MessageAllowedMentions
@@ -132,6 +133,7 @@ type Server struct {
 	nextID     uint64
 	calls      []Call
 	channels   map[string]bool
+	threads    map[string]string // thread id -> parent channel id
 	failures   map[string]failure
 	messages   map[string]*Message
 	order      map[string][]string // channel id -> message ids in creation order
@@ -194,6 +196,7 @@ func New(t testing.TB) *Server {
 		changed:  make(chan struct{}),
 		nextID:   1_200_000_000_000_000_000,
 		channels: map[string]bool{},
+		threads:  map[string]string{},
 		failures: map[string]failure{},
 		messages: map[string]*Message{},
 		order:    map[string][]string{},
@@ -264,6 +267,15 @@ func (s *Server) AddChannel(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.channels[id] = true
+}
+
+// AddThread makes a thread of parentID known: sends to it succeed and GET
+// /channels/{id} reports it as a public thread with its parent.
+func (s *Server) AddThread(id, parentID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.channels[id] = true
+	s.threads[id] = parentID
 }
 
 // AddMember makes userID a member of guildID, as GET
@@ -546,7 +558,8 @@ func (s *Server) notifyLocked() {
 
 // SendMessage stores m as a user message and dispatches MESSAGE_CREATE to
 // connected clients. Empty ID and Timestamp are filled in; the channel
-// becomes known.
+// becomes known. A reply (MessageReference) to a message the fake has goes
+// out as type 19 with referenced_message, as Discord sends it.
 func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
 	s.mu.Lock()
 	if m.ID == "" {
@@ -556,12 +569,18 @@ func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
 		m.Timestamp = time.Now()
 	}
 	s.channels[m.ChannelID] = true
-	authorID := ""
+	authorID, authorName := "", ""
 	if m.Author != nil {
-		authorID = m.Author.ID
+		authorID, authorName = m.Author.ID, m.Author.Username
 	}
-	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, Content: m.Content, WebhookID: m.WebhookID,
-		CreatedAt: m.Timestamp, Reference: m.MessageReference, Attached: m.Attachments})
+	if ref := m.MessageReference; ref != nil {
+		m.Type = discordgo.MessageTypeReply
+		if target, ok := s.messages[ref.MessageID]; ok && m.ReferencedMessage == nil {
+			m.ReferencedMessage = s.wireMessage(target)
+		}
+	}
+	s.storeLocked(&Message{ID: m.ID, ChannelID: m.ChannelID, AuthorID: authorID, AuthorName: authorName, Content: m.Content,
+		WebhookID: m.WebhookID, CreatedAt: m.Timestamp, Reference: m.MessageReference, Attached: m.Attachments})
 	s.mu.Unlock()
 	s.Dispatch("MESSAGE_CREATE", m)
 	return m
@@ -625,12 +644,17 @@ func (s *Server) storeLocked(m *Message) {
 }
 
 func (s *Server) wireMessage(m *Message) *discordgo.Message {
-	author := &discordgo.User{ID: m.AuthorID}
+	author := &discordgo.User{ID: m.AuthorID, Username: m.AuthorName}
 	if m.AuthorID == botID {
 		author = &discordgo.User{ID: botID, Username: botName, Bot: true}
 	}
+	typ := discordgo.MessageTypeDefault
+	if m.Reference != nil {
+		typ = discordgo.MessageTypeReply
+	}
 	return &discordgo.Message{
 		ID:               m.ID,
+		Type:             typ,
 		ChannelID:        m.ChannelID,
 		Content:          m.Content,
 		Author:           author,
@@ -639,6 +663,18 @@ func (s *Server) wireMessage(m *Message) *discordgo.Message {
 		WebhookID:        m.WebhookID,
 		Attachments:      m.Attached,
 	}
+}
+
+// fetchedMessage is a message as GET /channels/{id}/messages/{id} answers
+// it: with the message it replies to, one level deep, as Discord does.
+func (s *Server) fetchedMessage(m *Message) *discordgo.Message {
+	w := s.wireMessage(m)
+	if m.Reference != nil {
+		if target, ok := s.messages[m.Reference.MessageID]; ok {
+			w.ReferencedMessage = s.wireMessage(target)
+		}
+	}
+	return w
 }
 
 // listedMessage is a message as GET /channels/{id}/messages lists it:
@@ -844,8 +880,12 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		if !s.channels[seg[1]] {
 			return apiError(http.StatusNotFound, 10003, "Unknown Channel")
 		}
-		return response{status: 200, body: &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1],
-			GuildID: s.channelGuild[seg[1]], PermissionOverwrites: s.overwrites[seg[1]]}}
+		ch := &discordgo.Channel{ID: seg[1], Type: discordgo.ChannelTypeGuildText, Name: "channel-" + seg[1],
+			GuildID: s.channelGuild[seg[1]], PermissionOverwrites: s.overwrites[seg[1]]}
+		if parent, ok := s.threads[seg[1]]; ok {
+			ch.Type, ch.Name, ch.ParentID = discordgo.ChannelTypeGuildPublicThread, "thread-"+seg[1], parent
+		}
+		return response{status: 200, body: ch}
 	case seg[0] == "channels" && len(seg) >= 3:
 		return s.channelLocked(r.Method, seg[1], seg[2:], body, r.URL.Query())
 	case seg[0] == "guilds" && len(seg) == 2 && r.Method == http.MethodGet:
@@ -965,7 +1005,7 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		if !ok || m.ChannelID != channelID {
 			return apiError(http.StatusNotFound, 10008, "Unknown Message")
 		}
-		return response{status: 200, body: s.wireMessage(m)}
+		return response{status: 200, body: s.fetchedMessage(m)}
 	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodPost:
 		var in outgoing
 		if err := json.Unmarshal(body, &in); err != nil {

@@ -216,3 +216,39 @@ func TestListMessagesAndForgetNonces(t *testing.T) {
 		t.Errorf("%d messages, want 4 once the nonce was forgotten", n)
 	}
 }
+
+func TestSingleMessageAndThreads(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddThread("5", "1")
+	first := srv.SendMessage(&discordgo.Message{ChannelID: "1", Content: "最初", Author: &discordgo.User{ID: "7", Username: "alice"}})
+	reply := srv.SendMessage(&discordgo.Message{ChannelID: "1", Content: "返信", Author: &discordgo.User{ID: "8", Username: "bob"},
+		MessageReference: &discordgo.MessageReference{MessageID: first.ID, ChannelID: "1"}})
+	if reply.Type != discordgo.MessageTypeReply || reply.ReferencedMessage == nil || reply.ReferencedMessage.Content != "最初" {
+		t.Errorf("MESSAGE_CREATE of a reply = type %d, referenced %+v", reply.Type, reply.ReferencedMessage)
+	}
+
+	got, err := s.ChannelMessage("1", reply.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != "返信" || got.Author.Username != "bob" || got.MessageReference == nil || got.MessageReference.MessageID != first.ID ||
+		got.ReferencedMessage == nil || got.ReferencedMessage.Author.Username != "alice" {
+		t.Errorf("GET message = %+v", got)
+	}
+	var rest *discordgo.RESTError
+	if _, err := s.ChannelMessage("1", "999"); !errors.As(err, &rest) || rest.Message.Code != 10008 {
+		t.Errorf("unknown message: err = %v, want code 10008", err)
+	}
+	if _, err := s.ChannelMessage("5", first.ID); !errors.As(err, &rest) || rest.Message.Code != 10008 {
+		t.Errorf("another channel's message: err = %v, want code 10008", err)
+	}
+
+	th, err := s.Channel("5")
+	if err != nil || !th.IsThread() || th.ParentID != "1" {
+		t.Errorf("GET thread = %+v, %v", th, err)
+	}
+	if ch, err := s.Channel("1"); err != nil || ch.IsThread() {
+		t.Errorf("GET channel = %+v, %v", ch, err)
+	}
+}
