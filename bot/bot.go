@@ -58,7 +58,7 @@ type Options struct {
 	// Chains finds the stored part of a reply chain; optional (without it
 	// every replied-to message comes from Discord).
 	Chains ReplyChains
-	Logger  *slog.Logger // default slog.Default()
+	Logger *slog.Logger // default slog.Default()
 
 	// Guilds are the only servers served (DISCORD_GUILDS): mentions in
 	// other servers are ignored (logged once per server) and DMs are
