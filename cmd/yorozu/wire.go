@@ -123,7 +123,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
-	a.chooser = &modelChooser{router: a.router}
+	a.chooser = &modelChooser{router: a.router, channels: channelSettings{pool: d.pool, log: logger}}
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
 
@@ -136,6 +136,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Limiter:   a.limiter,
 			Responder: a.chooser,
 			Replies:   a.memory,
+			Chains:    a.memory,
 			Guilds:    cfg.DiscordGuilds,
 		})
 		if err != nil {
@@ -299,6 +300,10 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		addRemindCommand(a.bot, a.sched.Reminders(), a.logger)
 		addMemoryCommands(a.bot, a.memory, cfg.Location, a.logger)
 		addStatsCommand(a.bot, a.metrics, a.db.pool, a.logger)
+		addChannelCommands(a.bot, &channelCommands{
+			pool: a.db.pool, models: api.NewClient(cfg.OllamaHost, &http.Client{}), parents: a.bot, log: a.logger,
+			defaultModel: a.defaultModel,
+		})
 	}
 	return nil
 }
@@ -357,6 +362,17 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	return nil
+}
+
+// defaultModel is the chat model in force: the admin page's setting, else
+// DEFAULT_MODEL.
+func (a *app) defaultModel() string {
+	if s := a.chooser.settings.Load(); s != nil {
+		if m := s.Get("default_model"); m != "" {
+			return m
+		}
+	}
+	return a.cfg.DefaultModel
 }
 
 // goSafe runs a start-up task in the background; a panic in it is logged

@@ -198,13 +198,17 @@ func (a *app) startWeb(ctx context.Context) error {
 type modelChooser struct {
 	router   *chat.Router
 	settings atomic.Pointer[webui.Settings]
+	channels channelSettings // a Discord channel's own persona and model
 }
 
-// Respond picks the model, unless the turn chose one, and routes the turn.
+// Respond picks the model, unless the turn chose one or its channel has
+// one, and routes the turn.
 func (c *modelChooser) Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+	route, _ := c.router.Match(req.Text)
+	req = c.channels.apply(ctx, req, route)
 	if s := c.settings.Load(); s != nil && req.Model == "" {
 		key := "default_model"
-		if name, _ := c.router.Match(req.Text); name == "reminder" {
+		if route == "reminder" {
 			key = "reminder_model"
 		}
 		req.Model = s.Get(key)
