@@ -27,20 +27,18 @@ const chainTimeout = 10 * time.Second
 // forgotten and asked again.
 const maxParents = 10_000
 
-// withReplyTo notes the message m replies to (in its own channel: a forward
-// from elsewhere is not a reply) and, when the gateway sent it along, that
-// message itself as the reply chain's first link.
-func withReplyTo(req *chat.Request, m *discordgo.Message, botID string) {
-	req.ReplyTo = replyParent(m)
-	if req.ReplyTo == "" {
-		return
+// referenced is the message m replies to, when the gateway sent it along,
+// as the reply chain's first link (nil otherwise).
+func referenced(m *discordgo.Message, botID string) []memory.ChainMessage {
+	ref := m.ReferencedMessage
+	if ref == nil || ref.Author == nil || ref.ID == "" || ref.ID != replyParent(m) {
+		return nil
 	}
-	if ref := m.ReferencedMessage; ref != nil && ref.ID == req.ReplyTo && ref.Author != nil {
-		req.ReplyChain = []memory.ChainMessage{chainMessage(ref, botID)}
-	}
+	return []memory.ChainMessage{chainMessage(ref, botID)}
 }
 
-// replyParent is the id of the message m replies to in its channel, or "".
+// replyParent is the id of the message m replies to in its own channel, or
+// "": a forward from elsewhere is not a reply.
 func replyParent(m *discordgo.Message) string {
 	ref := m.MessageReference
 	if ref == nil || ref.Type != discordgo.MessageReferenceTypeDefault || ref.MessageID == "" ||

@@ -46,8 +46,9 @@ func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request,
 		AuthorName: displayName(m),
 		Text:       nameMentions(stripMention(m.Content, botID), m.Mentions),
 		At:         at,
+		ReplyTo:    replyParent(m),
+		ReplyChain: referenced(m, botID),
 	}
-	withReplyTo(&req, m, botID)
 	return req, true
 }
 

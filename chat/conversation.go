@@ -96,10 +96,11 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Space:     space,
 		User: memory.MessageRecord{
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
-			PlatformMessageID: req.MessageID, ReplyTo: req.ReplyTo, At: at, Images: imgs.kept,
+			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
 		},
 		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now()},
 	}
+	turn.User.ReplyTo = req.ReplyTo
 	// The reply is already out; keeping it must not be cut short by a
 	// user-facing deadline.
 	if err := c.Store.Record(context.WithoutCancel(ctx), key, turn); err != nil {

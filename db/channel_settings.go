@@ -105,12 +105,17 @@ WHERE guild_id = $1 AND channel_id = ANY($2::text[])`, guildID, []string{channel
 }
 
 // Resolve picks what is in force in channelID (a thread when parentID is
-// set) from rows, which may hold rows of other places too.
+// set; "" for the server's defaults themselves) from rows, which may hold
+// rows of other places too.
 func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) EffectiveSettings {
 	type level struct{ channel, from string }
-	levels := []level{{channelID, FromChannel}}
-	if parentID != "" && parentID != channelID {
+	var levels []level // farthest last
+	switch {
+	case channelID == "": // the server's defaults themselves
+	case parentID != "" && parentID != channelID:
 		levels = []level{{channelID, FromThread}, {parentID, FromChannel}}
+	default:
+		levels = []level{{channelID, FromChannel}}
 	}
 	if guildID != "" {
 		levels = append(levels, level{"", FromServer})

@@ -89,6 +89,12 @@ func (s *Server) Routes() []Route {
 		{"GET /api/notes/{id}/revisions", Login, http.HandlerFunc(s.handleNoteRevisions)},
 		{"POST /api/notes/{id}/revisions/{rev}/restore", Login, http.HandlerFunc(s.handleRestoreNoteRevision)},
 
+		{"GET /api/channels", Login, http.HandlerFunc(s.handleChannels)},
+		{"PUT /api/channels/{id}", Login, http.HandlerFunc(s.handlePutChannel)},
+		{"DELETE /api/channels/{id}", Login, http.HandlerFunc(s.handleDeleteChannel)},
+		{"PUT /api/servers/{id}", Login, http.HandlerFunc(s.handlePutServer)},
+		{"DELETE /api/servers/{id}", Login, http.HandlerFunc(s.handleDeleteServer)},
+
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
 		{"POST /api/reminders/{id}/cancel", Login, s.needReminders(s.handleCancelReminder)},
 		{"GET /api/system/word-pool", Login, http.HandlerFunc(s.handleWordPool)},

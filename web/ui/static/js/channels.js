@@ -1,6 +1,86 @@
-// Persona and model per Discord channel.
-import { optional, request } from './api.js';
+// Persona and model per Discord server, channel, thread and DM.
+import { get, optional, request } from './api.js';
 import { $, armed, el, empty, fail, start, toast, when } from './ui.js';
+
+const maxPersona = 2000;
+
+const fromLabel = {
+	thread: 'このスレッドの設定', channel: 'チャンネルの設定', server: 'サーバーの既定', default: 'よろずの既定',
+};
+
+// The installed models, for the model fields' suggestions.
+async function loadModels() {
+	try {
+		const m = await get('/api/models');
+		$('channel-models').replaceChildren(...(m.installed || []).map((n) => el('option', { value: n })));
+	} catch { /* suggestions only; the server checks the name */ }
+}
+
+function title(c) {
+	switch (c.kind) {
+	case 'server': return 'サーバー ' + c.guild_id + ' の既定';
+	case 'thread': return 'スレッド ' + c.channel_id;
+	case 'dm': return 'DM ' + c.channel_id;
+	}
+	return 'チャンネル ' + c.channel_id;
+}
+
+function path(c) {
+	return c.kind === 'server' ? `/api/servers/${encodeURIComponent(c.guild_id)}` : `/api/channels/${encodeURIComponent(c.channel_id)}`;
+}
+
+function inForce(c) {
+	const persona = c.persona_from === 'default' ? 'よろずの既定' : `${fromLabel[c.persona_from]}の人格`;
+	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）`;
+}
+
+function entry(c) {
+	const id = 'persona-' + (c.kind === 'server' ? 'server-' + c.guild_id : c.channel_id);
+	const persona = el('textarea', { id, rows: 3, maxLength: maxPersona, 'aria-label': `${title(c)}の人格`,
+		placeholder: c.persona ? '' : `空欄: ${fromLabel[c.persona_from] || '既定'}を受け継ぎます` });
+	persona.value = c.persona || '';
+	const count = el('span', { class: 'muted small' });
+	const counted = () => { count.textContent = `${[...persona.value].length} / ${maxPersona} 文字`; };
+	persona.addEventListener('input', counted);
+	counted();
+	const model = el('input', { value: c.model || '', list: 'channel-models', 'aria-label': `${title(c)}のモデル`,
+		placeholder: '空欄: ' + (c.model_from === 'default' ? '既定のモデル' : fromLabel[c.model_from]) });
+	const status = el('p', { class: 'muted small' }, inForce(c));
+	const show = (next) => {
+		status.textContent = inForce(next);
+		persona.value = next.persona || '';
+		model.value = next.model || '';
+		counted();
+	};
+	const form = el('form', { class: 'entry', onsubmit: async (ev) => {
+		ev.preventDefault();
+		try {
+			show(await request('PUT', path(c), { persona: persona.value, model: model.value.trim() }));
+			toast('保存しました。', 'info');
+		} catch (err) {
+			fail(err);
+		}
+	} },
+	el('div', { class: 'row' },
+		el('strong', {}, title(c)),
+		c.parent_id ? el('span', { class: 'muted small' }, '（親チャンネル ' + c.parent_id + '）') : null,
+		c.kind !== 'server' && c.guild_id ? el('span', { class: 'muted small' }, 'サーバー ' + c.guild_id) : null,
+		el('span', { class: 'muted small' }, c.last_active ? '最後の会話 ' + when(c.last_active) : '')),
+	status,
+	el('div', { class: 'row' }, el('label', { for: id }, '人格'), el('span', { class: 'grow' }), count),
+	persona,
+	el('div', { class: 'row mt' }, el('label', {}, 'モデル ', model),
+		el('button', { type: 'submit', class: 'primary' }, '保存'),
+		armed(el('button', { type: 'button', class: 'link danger' }, '受け継ぐ設定に戻す'), '本当に戻す', async () => {
+			try {
+				show(await request('DELETE', path(c)));
+			} catch (err) {
+				fail(err);
+			}
+		})));
+	form.dataset.kind = c.kind;
+	return el('li', {}, form);
+}
 
 async function load() {
 	const items = await optional('/api/channels');
@@ -10,41 +90,12 @@ async function load() {
 		return;
 	}
 	if (!items.length) {
-		empty(box, 'チャンネルごとの設定はまだありません。Discord で /persona や /model を使うとここに並びます。');
+		empty(box, 'まだ Discord のチャンネルを知りません。Discord でよろずに話しかけるか、/persona や /model を使うとここに並びます。');
 		return;
 	}
-	box.replaceChildren(...items.map((c) => {
-		const persona = el('textarea', { rows: 3, 'aria-label': `チャンネル ${c.channel_id} の人格` });
-		persona.value = c.persona || '';
-		const model = el('input', { value: c.model || '', 'aria-label': `チャンネル ${c.channel_id} のモデル`, placeholder: '既定のモデル' });
-		const form = el('form', { class: 'entry', onsubmit: async (ev) => {
-			ev.preventDefault();
-			try {
-				await request('PUT', `/api/channels/${encodeURIComponent(c.channel_id)}`, { persona: persona.value, model: model.value.trim() });
-				toast('保存しました。', 'info');
-			} catch (err) {
-				fail(err);
-			}
-		} },
-		el('div', { class: 'row' },
-			el('strong', {}, 'チャンネル ' + c.channel_id),
-			c.parent_id ? el('span', { class: 'muted small' }, '（スレッド・親 ' + c.parent_id + '）') : null,
-			c.guild_id ? el('span', { class: 'muted small' }, 'サーバー ' + c.guild_id) : null,
-			el('span', { class: 'muted small grow' }, when(c.updated_at))),
-		el('label', { class: 'grow' }, '人格'), persona,
-		el('div', { class: 'row mt' }, el('label', {}, 'モデル ', model),
-			el('button', { type: 'submit', class: 'primary' }, '保存'),
-			armed(el('button', { type: 'button', class: 'link danger' }, '既定に戻す'), '本当に戻す', async () => {
-				try {
-					await request('DELETE', `/api/channels/${encodeURIComponent(c.channel_id)}`);
-					await load();
-				} catch (err) {
-					fail(err);
-				}
-			})));
-		return el('li', {}, form);
-	}));
+	box.replaceChildren(...items.map(entry));
 }
 
 start();
+loadModels();
 load().catch(fail);
