@@ -330,3 +330,11 @@ func TestReplyChainFromDiscord(t *testing.T) {
 		t.Errorf("fetched %v; want only %s", fetched, first.ID)
 	}
 }
+
+func TestReplyToADeletedMessage(t *testing.T) {
+	h := startChannels(t)
+	req, _ := h.reply("1299999999999999999", "消えた発言への返信")
+	if chain := chainOf(req); chain != "" {
+		t.Errorf("a chain for a message Discord does not have:\n%s", chain)
+	}
+}
