@@ -164,3 +164,52 @@ func TestMessageByPlatformID(t *testing.T) {
 		t.Errorf("another channel's message was found: %v", err)
 	}
 }
+
+// BenchmarkMessageByPlatformID finds one link of a reply chain among 100,000
+// messages of one channel (the platform-id index), as every reply does up
+// to 10 times.
+func BenchmarkMessageByPlatformID(b *testing.B) {
+	ctx := context.Background()
+	pool := dbtest.New(b)
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", ChannelID: "1", Space: "guild:9"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `
+INSERT INTO messages (session_id, role, content, platform_message_id, created_at)
+SELECT $1, CASE WHEN g % 2 = 0 THEN 'user' ELSE 'assistant' END, 'メッセージ ' || g,
+       CASE WHEN g % 2 = 0 THEN (1000000 + g)::text ELSE (1000000 + g)::text || ' ' || (2000000 + g)::text END,
+       now() - (100000 - g) * interval '1 minute'
+FROM generate_series(1, 100000) g`, s.ID); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE messages"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := db.MessageByPlatformID(ctx, pool, "discord:channel:1", "2000123"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkChannelSettingsInForce is the lookup every Discord turn makes,
+// among 10,000 places' settings.
+func BenchmarkChannelSettingsInForce(b *testing.B) {
+	ctx := context.Background()
+	pool := dbtest.New(b)
+	if _, err := pool.Exec(ctx, `
+INSERT INTO channel_settings (guild_id, channel_id, persona, model)
+SELECT (g % 100)::text, CASE WHEN g % 100 = g THEN '' ELSE g::text END, 'ペルソナ ' || g, 'model-' || g
+FROM generate_series(1, 10000) g`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE channel_settings"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := db.ChannelSettingsInForce(ctx, pool, "42", "5042", "4942"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

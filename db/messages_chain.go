@@ -26,14 +26,22 @@ type ChainMessage struct {
 // MessageByPlatformID returns the message of session key that has
 // platformID among its platform ids, archived or not, or ErrNotFound.
 func MessageByPlatformID(ctx context.Context, q Querier, key, platformID string) (ChainMessage, error) {
+	// The rows are found first (messages_platform_ids_idx), then ordered:
+	// ordered by id with a LIMIT, the planner would rather walk the table.
 	rows, err := q.Query(ctx, `
+WITH hit AS MATERIALIZED (
+    SELECT id, session_id, role, author_name, content, platform_message_id, created_at,
+           reply_to_id, reply_to_platform_id
+    FROM messages
+    WHERE string_to_array(platform_message_id, ' ') @> ARRAY[$2::text] AND $2 <> ''
+)
 SELECT m.id, m.role, m.author_name, m.content, m.platform_message_id, m.created_at,
        CASE WHEN m.role = 'assistant' THEN COALESCE(u.platform_message_id, '')
             ELSE m.reply_to_platform_id END AS parent
-FROM messages m
+FROM hit m
 JOIN sessions s ON s.id = m.session_id
 LEFT JOIN messages u ON u.id = m.reply_to_id
-WHERE s.key = $1 AND string_to_array(m.platform_message_id, ' ') @> ARRAY[$2::text] AND $2 <> ''
+WHERE s.key = $1
 ORDER BY m.id DESC
 LIMIT 1`, key, platformID)
 	if err != nil {

@@ -19,5 +19,9 @@ CREATE TABLE channel_settings (
 ALTER TABLE messages ADD COLUMN reply_to_platform_id text NOT NULL DEFAULT '';
 
 -- "The stored message with this Discord id": a reply's parts are kept
--- space-separated in one row, so the index is on the id list.
-CREATE INDEX messages_platform_ids_idx ON messages USING gin (string_to_array(platform_message_id, ' '));
+-- space-separated in one row, so the index is on the id list. Messages come
+-- one at a time and lookups are rare: without fastupdate each insert goes
+-- into the index at once, instead of into a pending list every lookup
+-- would scan.
+CREATE INDEX messages_platform_ids_idx ON messages USING gin (string_to_array(platform_message_id, ' '))
+    WITH (fastupdate = off);
