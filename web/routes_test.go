@@ -155,6 +155,8 @@ var wrongType = map[string]struct{ body, field string }{
 	"POST /api/notes/reorder":         {`{"page_id": "1", "order": [1]}`, "page_id"},
 	"PUT /api/settings":               {`{"default_model": 3}`, "default_model"},
 	"POST /api/models/presets":        {`{"label": "a", "model": {}}`, "model"},
+	"PUT /api/channels/{id}":          {`{"persona": 5}`, "persona"},
+	"PUT /api/servers/{id}":           {`{"model": ["qwen3"]}`, "model"},
 }
 
 // TestEveryJSONRouteRefusesBadBodies walks every write that reads JSON:
