@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -50,23 +49,16 @@ func (p *Pipeline) installed(ctx context.Context) ([]string, error) {
 	if c.names != nil && p.now().Sub(c.at) < installedTTL {
 		return c.names, nil
 	}
-	lister, ok := p.client.(interface {
-		List(ctx context.Context) (*api.ListResponse, error)
-	})
+	lister, ok := p.client.(ModelLister)
 	if !ok {
 		return nil, errors.New("list models: the Ollama client cannot list models")
 	}
 	callCtx, cancel := context.WithTimeout(ctx, p.callTimeout)
 	defer cancel()
-	resp, err := lister.List(callCtx)
+	names, err := InstalledModels(callCtx, lister)
 	if err != nil {
-		return nil, InterpretError(ctx, "list", "models", err)
+		return nil, err
 	}
-	names := make([]string, 0, len(resp.Models))
-	for _, m := range resp.Models {
-		names = append(names, m.Name)
-	}
-	sort.Strings(names)
 	c.names, c.at = names, p.now()
 	return names, nil
 }

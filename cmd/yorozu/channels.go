@@ -207,6 +207,26 @@ func (c *channelCommands) inForce(ctx context.Context, p place) (db.EffectiveSet
 	return db.ChannelSettingsInForce(ctx, c.pool, p.guildID, p.channelID, p.parentID)
 }
 
+// save stores u for the command op; false (logged) when it could not.
+func (c *channelCommands) save(ctx context.Context, op string, p place, u db.ChannelSettingUpdate) bool {
+	if _, err := db.UpdateChannelSetting(ctx, c.pool, u); err != nil {
+		c.log.Error(op, "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		return false
+	}
+	return true
+}
+
+// settingsOf is inForce for the command op; false (logged) when it could
+// not be read.
+func (c *channelCommands) settingsOf(ctx context.Context, op string, p place) (db.EffectiveSettings, bool) {
+	e, err := c.inForce(ctx, p)
+	if err != nil {
+		c.log.Error(op, "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		return e, false
+	}
+	return e, true
+}
+
 // sourceName says in words where a value in force comes from, as seen from
 // p (a thread's FromChannel is its parent channel).
 func sourceName(from string, p place) string {
@@ -273,8 +293,7 @@ func (c *channelCommands) personaReply(ctx context.Context, i *discordgo.Interac
 		}
 		u := p.update(bot.InteractionUser(i))
 		u.Persona = &text
-		if _, err := db.UpdateChannelSetting(ctx, c.pool, u); err != nil {
-			c.log.Error("/persona set", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		if !c.save(ctx, "/persona set", p, u) {
 			return settingsFailedReply
 		}
 		reply := fmt.Sprintf("%sの人格を設定しました (%d 文字)。次の返事から使います。", p.name(), utf8.RuneCountInString(text))
@@ -285,20 +304,17 @@ func (c *channelCommands) personaReply(ctx context.Context, i *discordgo.Interac
 	case "reset":
 		u := p.update(bot.InteractionUser(i))
 		u.Persona = new(string)
-		if _, err := db.UpdateChannelSetting(ctx, c.pool, u); err != nil {
-			c.log.Error("/persona reset", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		if !c.save(ctx, "/persona reset", p, u) {
 			return settingsFailedReply
 		}
-		e, err := c.inForce(ctx, p)
-		if err != nil {
-			c.log.Error("/persona reset", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		e, ok := c.settingsOf(ctx, "/persona reset", p)
+		if !ok {
 			return settingsFailedReply
 		}
 		return fmt.Sprintf("%sの人格を解除しました。いまは%sが使われます。", p.name(), sourceName(e.PersonaFrom, p))
 	}
-	e, err := c.inForce(ctx, p)
-	if err != nil {
-		c.log.Error("/persona show", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+	e, ok := c.settingsOf(ctx, "/persona show", p)
+	if !ok {
 		return settingsFailedReply
 	}
 	if e.PersonaFrom == db.FromDefault {
@@ -335,8 +351,7 @@ func (c *channelCommands) modelReply(ctx context.Context, i *discordgo.Interacti
 		}
 		u := p.update(bot.InteractionUser(i))
 		u.Model = &name
-		if _, err := db.UpdateChannelSetting(ctx, c.pool, u); err != nil {
-			c.log.Error("/model set", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		if !c.save(ctx, "/model set", p, u) {
 			return settingsFailedReply
 		}
 		reply := fmt.Sprintf("%sのモデルを %s にしました。次の返事から使います (リマインダーは REMINDER_MODEL のままです)。", p.name(), name)
@@ -347,20 +362,17 @@ func (c *channelCommands) modelReply(ctx context.Context, i *discordgo.Interacti
 	case "reset":
 		u := p.update(bot.InteractionUser(i))
 		u.Model = new(string)
-		if _, err := db.UpdateChannelSetting(ctx, c.pool, u); err != nil {
-			c.log.Error("/model reset", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		if !c.save(ctx, "/model reset", p, u) {
 			return settingsFailedReply
 		}
-		e, err := c.inForce(ctx, p)
-		if err != nil {
-			c.log.Error("/model reset", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+		e, ok := c.settingsOf(ctx, "/model reset", p)
+		if !ok {
 			return settingsFailedReply
 		}
 		return fmt.Sprintf("%sのモデルを解除しました。いまは%s の %s が使われます。", p.name(), sourceName(e.ModelFrom, p), c.modelOr(e.Model))
 	}
-	e, err := c.inForce(ctx, p)
-	if err != nil {
-		c.log.Error("/model show", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
+	e, ok := c.settingsOf(ctx, "/model show", p)
+	if !ok {
 		return settingsFailedReply
 	}
 	return fmt.Sprintf("いまのモデル: %s (%s)", c.modelOr(e.Model), sourceName(e.ModelFrom, p))
