@@ -76,6 +76,15 @@ func (a *app) discordChecks() []webui.Check {
 // operator who fixed a setting in the Developer Portal need not wait. The
 // signal is caught from the moment it returns.
 func (a *app) retryOnHangup(ctx context.Context) {
+	onHangup(ctx, func() {
+		a.logger.Info("SIGHUP: retrying Discord now")
+		a.bot.RetryNow()
+	})
+}
+
+// onHangup calls fn on every SIGHUP until ctx ends; the signal is caught
+// from the moment it returns.
+func onHangup(ctx context.Context, fn func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
 	go func() {
@@ -85,8 +94,7 @@ func (a *app) retryOnHangup(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-ch:
-				a.logger.Info("SIGHUP: retrying Discord now")
-				a.bot.RetryNow()
+				fn()
 			}
 		}
 	}()

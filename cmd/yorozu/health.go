@@ -5,11 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -184,17 +181,5 @@ func (a *app) startHealth(ctx context.Context) {
 			}
 		})
 	}
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGHUP)
-	go func() {
-		defer signal.Stop(ch)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ch:
-				a.health.recheck()
-			}
-		}
-	}()
+	onHangup(ctx, a.health.recheck)
 }
