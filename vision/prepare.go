@@ -97,6 +97,9 @@ func Prepare(data []byte) (Image, error) {
 		return img, fmt.Errorf("%w: %v", ErrBroken, err)
 	}
 	out := fit(src)
+	if format == "jpeg" {
+		out = orient(out, orientation(data))
+	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: Quality}); err != nil {
 		return img, fmt.Errorf("encode image: %w", err)

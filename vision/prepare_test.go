@@ -256,3 +256,53 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareTurnsPhotosUpright: a photo whose EXIF says how to turn it
+// reaches the model as a person would see it.
+func TestPrepareTurnsPhotosUpright(t *testing.T) {
+	red, blue := color.RGBA{R: 255, A: 255}, color.RGBA{B: 255, A: 255}
+	for _, tc := range []struct {
+		name        string
+		orientation int
+		w, h        int
+		// The colours at the middle of the top and left edges, and of the
+		// bottom and right edges.
+		topLeft, bottomRight color.RGBA
+		vertical             bool // the halves are top and bottom
+	}{
+		{"as stored", 1, 64, 32, red, blue, false},
+		{"mirrored", 2, 64, 32, blue, red, false},
+		{"turned 180°", 3, 64, 32, blue, red, false},
+		{"upside down", 4, 64, 32, red, blue, false},
+		{"transposed", 5, 32, 64, red, blue, true},
+		{"turned 90° clockwise", 6, 32, 64, red, blue, true},
+		{"transversed", 7, 32, 64, blue, red, true},
+		{"turned 90° counter-clockwise", 8, 32, 64, blue, red, true},
+		{"an orientation that does not exist", 99, 64, 32, red, blue, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img, err := vision.Prepare(visiontest.OrientedJPEG(64, 32, tc.orientation))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img.Width != tc.w || img.Height != tc.h {
+				t.Fatalf("sent %d×%d, want %d×%d", img.Width, img.Height, tc.w, tc.h)
+			}
+			out := sent(t, img)
+			first, second := out.At(2, tc.h/2), out.At(tc.w-3, tc.h/2)
+			if tc.vertical {
+				first, second = out.At(tc.w/2, 2), out.At(tc.w/2, tc.h-3)
+			}
+			if !near(first, tc.topLeft) || !near(second, tc.bottomRight) {
+				t.Errorf("halves are %v and %v, want %v and %v", first, second, tc.topLeft, tc.bottomRight)
+			}
+		})
+	}
+}
+
+// near reports whether c is within JPEG's error of want.
+func near(c color.Color, want color.RGBA) bool {
+	r, g, b, _ := c.RGBA()
+	d := func(a uint32, w uint8) bool { return int(a>>8)-int(w) < 40 && int(w)-int(a>>8) < 40 }
+	return d(r, want.R) && d(g, want.G) && d(b, want.B)
+}

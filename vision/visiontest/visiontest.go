@@ -53,6 +53,40 @@ func JPEG(w, h int) []byte {
 	return b.Bytes()
 }
 
+// OrientedJPEG is a w×h JPEG whose left half is red and right half blue,
+// carrying an EXIF orientation tag o (1–8), as phones write them.
+func OrientedJPEG(w, h, o int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{R: 255, A: 255}
+			if x >= w/2 {
+				c = color.RGBA{B: 255, A: 255}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 95}); err != nil {
+		panic(err)
+	}
+	// APP1 "Exif": a big-endian TIFF header and one IFD holding only
+	// Orientation (tag 0x0112, SHORT), right after the SOI marker.
+	var tiff bytes.Buffer
+	tiff.WriteString("MM\x00\x2a")
+	for _, v := range []any{uint32(8), uint16(1), uint16(0x0112), uint16(3), uint32(1), uint16(o), uint16(0), uint32(0)} {
+		_ = binary.Write(&tiff, binary.BigEndian, v)
+	}
+	app1 := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
+	var out bytes.Buffer
+	out.Write(b.Bytes()[:2])
+	out.Write([]byte{0xff, 0xe1})
+	_ = binary.Write(&out, binary.BigEndian, uint16(len(app1)+2))
+	out.Write(app1)
+	out.Write(b.Bytes()[2:])
+	return out.Bytes()
+}
+
 // GIF is a w×h GIF of two frames: the first all c1, the second all c2.
 func GIF(w, h int, c1, c2 color.Color) []byte {
 	frame := func(c color.Color) *image.Paletted {
