@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/db"
@@ -147,7 +148,14 @@ func TestSummariesFoldWhenOverTheirShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := db.LiveMemories(ctx, f.pool, s.ID)
+	// One snapshot for every read: a summary whose commit Close cut short
+	// on the client may still land on the server between two reads.
+	tx, err := f.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	live, err := db.LiveMemories(ctx, tx, s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +167,17 @@ func TestSummariesFoldWhenOverTheirShare(t *testing.T) {
 	for _, l := range live {
 		covered += l.MessageCount
 	}
-	if archived := count(t, f.pool, "SELECT count(*) FROM messages WHERE archived_at IS NOT NULL"); covered != archived {
+	var archived, orphans int
+	if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE archived_at IS NOT NULL),
+       (SELECT count(*) FROM memories WHERE folded_into IS NOT NULL AND folded_into NOT IN (SELECT id FROM memories))`).
+		Scan(&archived, &orphans); err != nil {
+		t.Fatal(err)
+	}
+	if covered != archived {
 		t.Errorf("live summaries cover %d messages; %d are archived", covered, archived)
 	}
 	// Folded summaries are kept, pointing at the fold.
-	if n := count(t, f.pool, "SELECT count(*) FROM memories WHERE folded_into IS NOT NULL AND folded_into NOT IN (SELECT id FROM memories)"); n != 0 {
-		t.Errorf("%d summaries folded into nothing", n)
+	if orphans != 0 {
+		t.Errorf("%d summaries folded into nothing", orphans)
 	}
 }
