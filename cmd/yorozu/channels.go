@@ -268,17 +268,24 @@ func stringOption(opts map[string]*discordgo.ApplicationCommandInteractionDataOp
 	return ""
 }
 
+// request is what a /persona or /model interaction asks: its subcommand
+// (show, set or reset), options and place, or a reply refusing it.
+func (c *channelCommands) request(ctx context.Context, i *discordgo.InteractionCreate) (string, map[string]*discordgo.ApplicationCommandInteractionDataOption, place, string) {
+	sub, opts := subcommand(i)
+	if sub != "show" && sub != "set" && sub != "reset" {
+		return sub, opts, place{}, "このコマンドには対応していません。"
+	}
+	if sub != "show" && !bot.CanManageChannels(i) {
+		return sub, opts, place{}, notManagerReply
+	}
+	p, refusal := c.placeOf(ctx, i, stringOption(opts, "scope"))
+	return sub, opts, p, refusal
+}
+
 const settingsFailedReply = "ごめんなさい、設定を読み書きできませんでした。しばらくしてからもう一度お試しください。"
 
 func (c *channelCommands) personaReply(ctx context.Context, i *discordgo.InteractionCreate) string {
-	sub, opts := subcommand(i)
-	if sub != "show" && sub != "set" && sub != "reset" {
-		return "このコマンドには対応していません。"
-	}
-	if sub != "show" && !bot.CanManageChannels(i) {
-		return notManagerReply
-	}
-	p, refusal := c.placeOf(ctx, i, stringOption(opts, "scope"))
+	sub, opts, p, refusal := c.request(ctx, i)
 	if refusal != "" {
 		return refusal
 	}
@@ -329,14 +336,7 @@ func (c *channelCommands) personaReply(ctx context.Context, i *discordgo.Interac
 }
 
 func (c *channelCommands) modelReply(ctx context.Context, i *discordgo.InteractionCreate) string {
-	sub, opts := subcommand(i)
-	if sub != "show" && sub != "set" && sub != "reset" {
-		return "このコマンドには対応していません。"
-	}
-	if sub != "show" && !bot.CanManageChannels(i) {
-		return notManagerReply
-	}
-	p, refusal := c.placeOf(ctx, i, stringOption(opts, "scope"))
+	sub, opts, p, refusal := c.request(ctx, i)
 	if refusal != "" {
 		return refusal
 	}
