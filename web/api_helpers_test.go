@@ -30,6 +30,8 @@ type apiServer struct {
 	memory *memory.Memory
 	c      *client // logged in
 	kbDir  string
+	// limiter is the per-user rate limit (100 turns a minute).
+	limiter *chat.RateLimiter
 }
 
 type searchArgs struct {
@@ -69,17 +71,18 @@ func newAPI(t testing.TB) *apiServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	limiter := chat.NewRateLimiter(100, time.Minute)
 	ts := newTestServer(t, Options{Pool: pool, Deps: Deps{
 		Chat:      chat.NewRouter(conv),
 		Memory:    mem,
-		Limiter:   chat.NewRateLimiter(100, time.Minute),
+		Limiter:   limiter,
 		Reminders: reminderStore{pool},
 		Words:     fixedWords{"猫", "ラーメン"},
 		Models:    o.Client(),
 		Settings:  settings,
 		Revisions: mem,
 	}})
-	return &apiServer{testServer: ts, ollama: o, memory: mem, c: ts.quickSession(t), kbDir: kbDir}
+	return &apiServer{testServer: ts, ollama: o, memory: mem, c: ts.quickSession(t), kbDir: kbDir, limiter: limiter}
 }
 
 type fixedWords []string

@@ -31,12 +31,19 @@ func BenchmarkStreamFirstChunk(b *testing.B) {
 		asked <- gate
 		return ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "はい", Wait: gate}, {Content: "。"}}}
 	})
+	// A benchmark runs more turns a minute than any user may.
+	a.limiter.Set(0, time.Minute)
 	for b.Loop() {
 		resp := a.c.do("POST", "/chat/stream", streamRequest{Message: "こんにちは"})
 		sc := bufio.NewScanner(resp.Body)
 		// The model was asked: the context is built, the turn waits on the
 		// model alone.
-		gate := <-asked
+		var gate chan struct{}
+		select {
+		case gate = <-asked:
+		case <-time.After(time.Minute):
+			b.Fatal("the turn never reached the model")
+		}
 		start := time.Now()
 		close(gate)
 		for sc.Scan() {
