@@ -2,6 +2,7 @@ package vision
 
 import (
 	"bytes"
+	"encoding/binary"
 	"image"
 	"image/draw"
 
@@ -19,7 +20,11 @@ func orientation(data []byte) (o int) {
 			o = 1
 		}
 	}()
-	x, err := exif.Decode(bytes.NewReader(data))
+	seg := exifSegment(data)
+	if seg == nil {
+		return 1
+	}
+	x, err := exif.Decode(bytes.NewReader(seg))
 	if err != nil {
 		return 1
 	}
@@ -32,6 +37,39 @@ func orientation(data []byte) (o int) {
 		return 1
 	}
 	return v
+}
+
+// exifSegment is the EXIF block ("Exif\0\0" and its TIFF data) of a JPEG
+// file's APP1 segment, nil when the segments before the image data hold
+// none. Finding it here keeps the EXIF reader from scanning a whole file
+// that has no EXIF.
+func exifSegment(data []byte) []byte {
+	if len(data) < 4 || data[0] != 0xff || data[1] != 0xd8 {
+		return nil
+	}
+	for i := 2; i+4 <= len(data); {
+		if data[i] != 0xff {
+			return nil
+		}
+		marker := data[i+1]
+		if marker == 0xff { // fill byte
+			i++
+			continue
+		}
+		if marker == 0xda || marker == 0xd9 { // the image data, or its end
+			return nil
+		}
+		n := int(binary.BigEndian.Uint16(data[i+2:]))
+		if n < 2 || i+2+n > len(data) {
+			return nil
+		}
+		seg := data[i+4 : i+2+n]
+		if marker == 0xe1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
+			return seg
+		}
+		i += 2 + n
+	}
+	return nil
 }
 
 // orient turns src as EXIF orientation o says, so the model sees what a
