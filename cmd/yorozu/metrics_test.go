@@ -296,17 +296,7 @@ func TestMetricsAfterATurnAReminderAndAJob(t *testing.T) {
 func (c *adminClient) stream(t *testing.T, message string) string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"message": message})
-	req, err := http.NewRequest(http.MethodPost, c.base+"/chat/stream", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-CSRF-Token", c.csrf)
-	req.Header.Set("Origin", c.base)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := c.send(t, http.MethodPost, "/chat/stream", bytes.NewReader(body))
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {

@@ -96,17 +96,10 @@ func (h *harness) adminClient(t *testing.T) *adminClient {
 	return c
 }
 
-// call sends body (JSON) and decodes the answer into out; a status of
-// 300 or more fails the test.
-func (c *adminClient) call(t *testing.T, method, path string, out any, body ...string) {
+// send sends body as JSON with the session's CSRF token, as the page does.
+func (c *adminClient) send(t *testing.T, method, path string, body io.Reader) *http.Response {
 	t.Helper()
-	var r *strings.Reader
-	if len(body) > 0 {
-		r = strings.NewReader(body[0])
-	} else {
-		r = strings.NewReader("")
-	}
-	req, err := http.NewRequest(method, c.base+path, r)
+	req, err := http.NewRequest(method, c.base+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +110,20 @@ func (c *adminClient) call(t *testing.T, method, path string, out any, body ...s
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// call sends body (JSON) and decodes the answer into out; a status of
+// 300 or more fails the test.
+func (c *adminClient) call(t *testing.T, method, path string, out any, body ...string) {
+	t.Helper()
+	var r *strings.Reader
+	if len(body) > 0 {
+		r = strings.NewReader(body[0])
+	} else {
+		r = strings.NewReader("")
+	}
+	resp := c.send(t, method, path, r)
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		t.Fatalf("%s %s = %s", method, path, resp.Status)
