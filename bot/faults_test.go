@@ -628,13 +628,7 @@ func TestEveryKindOfMessageShowsOnceWhenItsAnswerIsLost(t *testing.T) {
 	t.Run("waiting notice", func(t *testing.T) {
 		t.Parallel()
 		h, _ := startFaulty(t, nil, nil)
-		release := make(chan struct{})
-		h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
-			if req.Text == "A" {
-				<-release
-			}
-			return say("答え:"+req.Text)(ctx, req, emit)
-		}
+		release := h.holdAnswerTo("A")
 		h.mention(chanID, "1", "A")
 		h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
 		h.srv.LoseCreateResponses(chanID, 2, discordtest.LossGarbage)

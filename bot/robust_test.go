@@ -17,16 +17,23 @@ import (
 
 // A channel holds MaxWaiting turns behind the running one; the next user is
 // told at once that the bot is busy, and every queued turn is answered.
-func TestFullChannelQueueTellsTheUser(t *testing.T) {
-	t.Parallel()
-	h := start(t, func(o *Options) { o.MaxWaiting = 2 })
-	gate := make(chan struct{})
+// holdAnswerTo makes the responder answer "答え:<text>" to every mention,
+// holding its answer to text until the returned channel is closed.
+func (h *harness) holdAnswerTo(text string) chan struct{} {
+	release := make(chan struct{})
 	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
-		if req.Text == "A" {
-			<-gate
+		if req.Text == text {
+			<-release
 		}
 		return say("答え:"+req.Text)(ctx, req, emit)
 	}
+	return release
+}
+
+func TestFullChannelQueueTellsTheUser(t *testing.T) {
+	t.Parallel()
+	h := start(t, func(o *Options) { o.MaxWaiting = 2 })
+	gate := h.holdAnswerTo("A")
 	h.mention(chanID, "1", "A")
 	h.srv.WaitFor(h.ctx, func() bool { return len(h.resp.requests()) == 1 })
 	b := h.mention(chanID, "2", "B")
