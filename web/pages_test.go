@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -188,6 +189,52 @@ func TestStaticFiles(t *testing.T) {
 		if rec := serve(static, httptest.NewRequest("GET", p, nil)); rec.Code != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", p, rec.Code)
 		}
+	}
+}
+
+// countingFS counts the files opened in an fs.FS.
+type countingFS struct {
+	fs.FS
+	mu     sync.Mutex
+	opened map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opened[name]++
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+// The files are read on their first request, once, whatever the number of
+// requests at the same time: a start reads none of them.
+func TestStaticFilesReadOnFirstUse(t *testing.T) {
+	fsys := &countingFS{FS: ui, opened: map[string]int{}}
+	static, err := newStaticFiles(fsys, "ui/static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(static) < 10 {
+		t.Fatalf("%d static files listed", len(static))
+	}
+	for name := range static {
+		if n := fsys.opened["ui/static/"+name]; n != 0 {
+			t.Errorf("newStaticFiles opened %s %d times", name, n)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			req := httptest.NewRequest("GET", "/static/js/chat.js", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			if rec := serve(http.StripPrefix("/static/", static), req); rec.Code != 200 || rec.Header().Get("Content-Encoding") != "gzip" {
+				t.Errorf("chat.js: %d %v", rec.Code, rec.Header())
+			}
+		})
+	}
+	wg.Wait()
+	if n := fsys.opened["ui/static/js/chat.js"]; n != 1 {
+		t.Errorf("chat.js read %d times, want 1", n)
 	}
 }
 
