@@ -16,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/ollama/ollama/api"
-	"riverqueue.com/riverui"
 
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/chat"
@@ -55,7 +54,7 @@ type app struct {
 	tips    *scheduler.Tips
 	bot     *bot.Bot // nil when DISCORD_TOKEN is unset
 	web     *webui.Server
-	jobsUI  *riverui.Handler // River's UI under /jobs/; nil when it could not be built
+	jobsUI  *lazyJobsUI // River's UI under /jobs/, built on its first request
 	metrics *metrics.Metrics
 	chooser *modelChooser     // the router with the models in force; what both adapters call
 	search  *liveSearcher     // the search backend in force

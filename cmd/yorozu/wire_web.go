@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-	"riverqueue.com/riverui"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
@@ -35,16 +34,8 @@ func (a *app) webDeps(ctx context.Context) webui.Deps {
 		Models:    api.NewClient(cfg.OllamaHost, &http.Client{}),
 		Revisions: a.memory,
 	}
-	jobs, err := riverui.NewHandler(&riverui.HandlerOpts{
-		Endpoints: riverui.NewEndpoints(a.sched.Client(), nil),
-		Logger:    a.logger.With("component", "riverui"),
-		Prefix:    "/jobs",
-	})
-	if err != nil {
-		a.logger.Error("job UI unavailable", "err", err)
-	} else {
-		a.jobsUI, deps.Jobs = jobs, jobs
-	}
+	a.jobsUI = a.newJobsUI()
+	deps.Jobs = a.jobsUI
 	settings, err := webui.NewSettings(ctx, a.db.pool, a.settingDefs())
 	if err != nil {
 		a.logger.Error("settings page unavailable; environment values are used", "err", err)
@@ -184,11 +175,7 @@ func (a *app) startWeb(ctx context.Context) error {
 		a.logger.Warn("admin page password generated; it is shown only this once: log in at /login, then change it with `yorozu admin set-password` (reads stdin) or set ADMIN_PASSWORD",
 			"password", generated)
 	}
-	if a.jobsUI != nil {
-		if err := a.jobsUI.Start(ctx); err != nil {
-			a.logger.Error("job UI unavailable", "err", err)
-		}
-	}
+	a.jobsUI.start(ctx)
 	return a.web.Start(ctx)
 }
 

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"riverqueue.com/riverui"
+)
+
+// lazyJobsUI is River's job UI under /jobs/, built and started on its first
+// request. Its handler, routes and background queries are start-up work and
+// memory (about 0.7 MB resident) that a bot whose job page nobody opens
+// never needs.
+type lazyJobsUI struct {
+	// build makes the UI and starts it with ctx, the process's lifetime.
+	build func(ctx context.Context) (http.Handler, error)
+	log   *slog.Logger
+
+	ctx     atomic.Pointer[context.Context] // set by start; nil before
+	handler atomic.Pointer[http.Handler]
+	mu      sync.Mutex // held while building
+}
+
+// errJobsUINotStarted answers a request that arrives before start.
+var errJobsUINotStarted = errors.New("yorozu is still starting")
+
+// newJobsUI is the lazy job UI over the scheduler's River client.
+func (a *app) newJobsUI() *lazyJobsUI {
+	return &lazyJobsUI{
+		log: a.logger,
+		build: func(ctx context.Context) (http.Handler, error) {
+			h, err := riverui.NewHandler(&riverui.HandlerOpts{
+				Endpoints: riverui.NewEndpoints(a.sched.Client(), nil),
+				Logger:    a.logger.With("component", "riverui"),
+				Prefix:    "/jobs",
+			})
+			if err != nil {
+				return nil, err
+			}
+			if err := h.Start(ctx); err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+	}
+}
+
+// start lets requests build the UI; its services stop when ctx ends.
+func (j *lazyJobsUI) start(ctx context.Context) { j.ctx.Store(&ctx) }
+
+func (j *lazyJobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, err := j.get()
+	if err != nil {
+		http.Error(w, "job UI unavailable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// get returns the UI, building it on the first call. A failed build is
+// logged and tried again on the next request.
+func (j *lazyJobsUI) get() (http.Handler, error) {
+	if h := j.handler.Load(); h != nil {
+		return *h, nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if h := j.handler.Load(); h != nil {
+		return *h, nil
+	}
+	ctx := j.ctx.Load()
+	if ctx == nil {
+		return nil, errJobsUINotStarted
+	}
+	h, err := j.build(*ctx)
+	if err != nil {
+		j.log.Error("job UI unavailable", "err", err)
+		return nil, err
+	}
+	j.handler.Store(&h)
+	return h, nil
+}
