@@ -53,8 +53,9 @@ type pageData struct {
 // PageRoutes are the admin page's screens (behind the login: a visitor
 // without a session is sent to /login), the login page and the static files
 // (open: the login page needs them, and they hold nothing private).
-// They go into Options.Pages. The files are embedded, so a template that
-// does not parse is a bug caught by the tests; it panics.
+// They go into Options.Pages. Each template is parsed on the first request
+// for its page, so a start parses none. The files are embedded, so a
+// template that does not parse is a bug caught by the tests; it panics.
 func PageRoutes() []Route {
 	nav := make([]navItem, 0, len(screens)+1)
 	for _, s := range screens {
@@ -62,8 +63,12 @@ func PageRoutes() []Route {
 	}
 	nav = append(nav, navItem{"jobs", "/jobs/", "ジョブ"})
 
-	layout := template.Must(template.ParseFS(ui, "ui/templates/layout.html"))
-	login := template.Must(template.ParseFS(ui, "ui/templates/login.html"))
+	layout := sync.OnceValue(func() *template.Template {
+		return template.Must(template.ParseFS(ui, "ui/templates/layout.html"))
+	})
+	login := sync.OnceValue(func() *template.Template {
+		return template.Must(template.ParseFS(ui, "ui/templates/login.html"))
+	})
 	static, err := newStaticFiles(ui, "ui/static")
 	if err != nil {
 		panic(err)
@@ -73,22 +78,24 @@ func PageRoutes() []Route {
 		{"GET /static/", Open, http.StripPrefix("/static/", static)},
 	}
 	for _, s := range screens {
-		t := template.Must(template.Must(layout.Clone()).ParseFS(ui, "ui/templates/"+s.Name+".html"))
+		page := sync.OnceValue(func() *template.Template {
+			return template.Must(template.Must(layout().Clone()).ParseFS(ui, "ui/templates/"+s.Name+".html"))
+		})
 		pattern := "GET " + s.Href
 		if s.Href == "/" {
 			pattern = "GET /{$}"
 		}
-		routes = append(routes, Route{pattern, Page, renderPage(t, "layout", pageData{Screen: s.Name, Title: s.Label, Nav: nav})})
+		routes = append(routes, Route{pattern, Page, renderPage(page, "layout", pageData{Screen: s.Name, Title: s.Label, Nav: nav})})
 	}
 	return routes
 }
 
 // renderPage executes the template once per request into a buffer, so a
 // failure is a clean 500 rather than half a page.
-func renderPage(t *template.Template, name string, data any) http.Handler {
+func renderPage(t func() *template.Template, name string, data any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
-		if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		if err := t().ExecuteTemplate(&buf, name, data); err != nil {
 			http.Error(w, "page template failed", http.StatusInternalServerError)
 			return
 		}
