@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 
 	"riverqueue.com/riverui"
 )
@@ -20,9 +19,9 @@ type lazyJobsUI struct {
 	build func(ctx context.Context) (http.Handler, error)
 	log   *slog.Logger
 
-	ctx     atomic.Pointer[context.Context] // set by start; nil before
-	handler atomic.Pointer[http.Handler]
-	mu      sync.Mutex // held while building
+	mu      sync.Mutex
+	ctx     context.Context // set by start; nil before
+	handler http.Handler    // nil until built
 }
 
 // errJobsUINotStarted answers a request that arrives before start.
@@ -50,7 +49,11 @@ func (a *app) newJobsUI() *lazyJobsUI {
 }
 
 // start lets requests build the UI; its services stop when ctx ends.
-func (j *lazyJobsUI) start(ctx context.Context) { j.ctx.Store(&ctx) }
+func (j *lazyJobsUI) start(ctx context.Context) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.ctx = ctx
+}
 
 func (j *lazyJobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, err := j.get()
@@ -64,23 +67,19 @@ func (j *lazyJobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // get returns the UI, building it on the first call. A failed build is
 // logged and tried again on the next request.
 func (j *lazyJobsUI) get() (http.Handler, error) {
-	if h := j.handler.Load(); h != nil {
-		return *h, nil
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if h := j.handler.Load(); h != nil {
-		return *h, nil
+	if j.handler != nil {
+		return j.handler, nil
 	}
-	ctx := j.ctx.Load()
-	if ctx == nil {
+	if j.ctx == nil {
 		return nil, errJobsUINotStarted
 	}
-	h, err := j.build(*ctx)
+	h, err := j.build(j.ctx)
 	if err != nil {
 		j.log.Error("job UI unavailable", "err", err)
 		return nil, err
 	}
-	j.handler.Store(&h)
+	j.handler = h
 	return h, nil
 }
