@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 const adminUsage = `Usage: yorozu admin set-password
@@ -22,11 +22,11 @@ set, wins over it at the next start.
 // adminCmd handles "admin set-password"; stdin gives the password.
 func adminCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintf(stdout, adminUsage, webui.MinPasswordLength)
+		fmt.Fprintf(stdout, adminUsage, web.MinPasswordLength)
 		return nil
 	}
 	if len(args) != 1 || args[0] != "set-password" {
-		fmt.Fprintf(stderr, adminUsage, webui.MinPasswordLength)
+		fmt.Fprintf(stderr, adminUsage, web.MinPasswordLength)
 		return fmt.Errorf("admin: want \"set-password\", got %q: %w", args, errUsage)
 	}
 	line, err := bufio.NewReader(stdin).ReadString('\n')
@@ -42,7 +42,7 @@ func adminCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer d.close()
-	if err := webui.SetPassword(ctx, d.pool, line); err != nil {
+	if err := web.SetPassword(ctx, d.pool, line); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "admin password changed; every browser must log in again")

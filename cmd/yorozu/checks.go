@@ -15,7 +15,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/llm"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // The checks here are shared by serve, which runs them in the background and
@@ -102,7 +102,7 @@ func groupErr(fs []finding) error {
 	case len(fails) > 0:
 		return errors.New(strings.Join(append(fails, warns...), "; "))
 	case len(warns) > 0:
-		return webui.Degraded(errors.New(strings.Join(warns, "; ")))
+		return web.Degraded(errors.New(strings.Join(warns, "; ")))
 	}
 	return nil
 }

@@ -21,11 +21,11 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/scheduler"
+	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/mcp"
-	"github.com/yorozu-bot/yorozu/tools/web"
 	"github.com/yorozu-bot/yorozu/weather"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // doctorSummary is what `yorozu doctor -h` says it does.
@@ -133,7 +133,7 @@ func envSettings(cfg *config.Config) func(string) string {
 // returned, to check the values in force. Without DATABASE_URL it says what
 // serve would do and returns nothing: starting the embedded database would
 // create it, and it may be running under serve right now.
-func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config) (*pgxpool.Pool, *webui.Settings) {
+func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config) (*pgxpool.Pool, *web.Settings) {
 	if cfg.DatabaseURL == "" {
 		desc, err := db.DescribeEmbedded(cfg.DataDir)
 		switch {
@@ -187,7 +187,7 @@ func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config) (*pgx
 		return pool, nil
 	}
 	c.add(finding{message: fmt.Sprintf("マイグレーションは最新です / the migrations are current (%d of yorozu's, and the job queue's)", applied)})
-	settings, err := webui.NewSettings(cctx, pool, (&app{cfg: cfg}).settingDefs())
+	settings, err := web.NewSettings(cctx, pool, (&app{cfg: cfg}).settingDefs())
 	if err != nil {
 		c.add(finding{level: levelWarn, message: "管理ページの設定を読めません (環境変数の値で確かめます) / cannot read the admin page's settings (checking the environment's values): " + err.Error()})
 		return pool, nil
@@ -229,10 +229,10 @@ func discordOptions(cfg *config.Config) bot.Options {
 func doctorSearch(ctx context.Context, get func(string) string) finding {
 	backend := get("search_backend")
 	f := finding{group: "search", label: "search " + backend}
-	searcher, err := web.NewSearcher(web.SearchOptions{Backend: backend, BaseURL: get("searxng_url"), APIKey: get("tavily_api_key"), UserAgent: fetch.UserAgent(version)})
+	searcher, err := browse.NewSearcher(browse.SearchOptions{Backend: backend, BaseURL: get("searxng_url"), APIKey: get("tavily_api_key"), UserAgent: fetch.UserAgent(version)})
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, doctorTimeout)
-		var res []web.Result
+		var res []browse.Result
 		res, err = searcher.Search(cctx, "yorozu Discord bot", 3)
 		cancel()
 		if err == nil && len(res) == 0 {

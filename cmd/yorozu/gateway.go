@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // standbyPoll is how often a standby process tries to take the Discord
@@ -52,11 +52,11 @@ func (a *app) startDiscord(ctx context.Context) error {
 // (connected and in a server; a standby is ready, it takes the gateway over
 // when needed) and "commands" (slash commands registered; a refusal leaves
 // the process ready). Both say what is wrong and how to fix it.
-func (a *app) discordChecks() []webui.Check {
+func (a *app) discordChecks() []web.Check {
 	if a.bot == nil {
 		return nil
 	}
-	return []webui.Check{
+	return []web.Check{
 		{Name: "discord", Fn: func(context.Context) error {
 			if a.standby.Load() {
 				return nil
@@ -67,7 +67,7 @@ func (a *app) discordChecks() []webui.Check {
 			if a.standby.Load() {
 				return nil
 			}
-			return webui.Degraded(a.bot.Status().CommandsErr())
+			return web.Degraded(a.bot.Status().CommandsErr())
 		}},
 	}
 }

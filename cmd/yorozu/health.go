@@ -12,7 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/config"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // How often the start-up checks run: a round with a problem is repeated
@@ -131,10 +131,10 @@ func (h *health) record(fs []finding) {
 
 // webChecks are the /readyz checks of the findings. Until the first round is
 // done they wait for it, within /readyz's deadline.
-func (h *health) webChecks() []webui.Check {
-	out := make([]webui.Check, 0, len(healthGroups))
+func (h *health) webChecks() []web.Check {
+	out := make([]web.Check, 0, len(healthGroups))
 	for _, g := range healthGroups {
-		out = append(out, webui.Check{Name: g, Fn: func(ctx context.Context) error {
+		out = append(out, web.Check{Name: g, Fn: func(ctx context.Context) error {
 			select {
 			case <-h.done:
 			case <-ctx.Done():

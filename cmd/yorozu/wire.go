@@ -27,15 +27,15 @@ import (
 	"github.com/yorozu-bot/yorozu/metrics"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools"
+	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/knowledge"
 	"github.com/yorozu-bot/yorozu/tools/mcp"
 	"github.com/yorozu-bot/yorozu/tools/notes"
 	"github.com/yorozu-bot/yorozu/tools/page"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
-	"github.com/yorozu-bot/yorozu/tools/web"
 	"github.com/yorozu-bot/yorozu/weather"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // app is everything serve runs, wired once by build.
@@ -53,7 +53,7 @@ type app struct {
 	weather *scheduler.Weather
 	tips    *scheduler.Tips
 	bot     *bot.Bot // nil when DISCORD_TOKEN is unset
-	web     *webui.Server
+	web     *web.Server
 	jobsUI  *lazyJobsUI // River's UI under /jobs/, built on its first request
 	metrics *metrics.Metrics
 	chooser *modelChooser     // the router with the models in force; what both adapters call
@@ -191,7 +191,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.Register(a.tools, web.Deps{
+	if err := browse.Register(a.tools, browse.Deps{
 		Fetcher: fetcher, Searcher: a.search, Signer: page.NewSigner(secret, time.Now),
 		MaxResultChars: llm.MaxResultChars,
 		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
@@ -308,7 +308,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 }
 
 func (a *app) buildWeb(ctx context.Context) {
-	checks := []webui.Check{
+	checks := []web.Check{
 		{Name: "database", Fn: func(ctx context.Context) error { return a.db.pool.Ping(ctx) }},
 		{Name: "migrations", Fn: func(ctx context.Context) error {
 			_, pending, err := db.MigrationStatus(ctx, a.db.pool)
@@ -320,14 +320,14 @@ func (a *app) buildWeb(ctx context.Context) {
 	}
 	checks = append(checks, a.health.webChecks()...)
 	checks = append(checks, a.discordChecks()...)
-	a.web = webui.New(webui.Options{
+	a.web = web.New(web.Options{
 		Addr:          a.cfg.HTTPAddr,
 		Checks:        checks,
 		Metrics:       a.metrics.Handler(),
 		Logger:        a.logger,
 		Pool:          a.db.pool,
 		MetricsPublic: a.cfg.MetricsPublic,
-		Pages:         webui.PageRoutes(),
+		Pages:         web.PageRoutes(),
 		Deps:          a.webDeps(ctx),
 	})
 }

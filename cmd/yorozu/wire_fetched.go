@@ -8,7 +8,7 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/tools"
-	"github.com/yorozu-bot/yorozu/tools/web"
+	"github.com/yorozu-bot/yorozu/tools/browse"
 )
 
 // keptDocs keeps what the web tools fetch with the conversation, in memory:
@@ -18,9 +18,9 @@ type keptDocs struct {
 	logger *slog.Logger
 }
 
-var _ web.Keeper = keptDocs{}
+var _ browse.Keeper = keptDocs{}
 
-func (k keptDocs) Keep(ctx context.Context, c tools.Caller, d web.KeptDoc) {
+func (k keptDocs) Keep(ctx context.Context, c tools.Caller, d browse.KeptDoc) {
 	_, err := k.memory.KeepFetched(ctx, memory.SessionKey(c.Session), memory.FetchedDoc{
 		URL: d.URL, Title: d.Title, MediaType: d.MediaType, Size: d.Size, Text: d.Text, Tool: d.Tool,
 		Source: c.Source, GuildID: c.GuildID, ChannelID: c.ChannelID, Space: memory.Space(c.Space),
@@ -30,31 +30,31 @@ func (k keptDocs) Keep(ctx context.Context, c tools.Caller, d web.KeptDoc) {
 	}
 }
 
-func (k keptDocs) List(ctx context.Context, session string) ([]web.KeptDoc, error) {
+func (k keptDocs) List(ctx context.Context, session string) ([]browse.KeptDoc, error) {
 	fs, err := k.memory.FetchedFiles(ctx, memory.SessionKey(session))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]web.KeptDoc, len(fs))
+	out := make([]browse.KeptDoc, len(fs))
 	for i, f := range fs {
 		out[i] = keptDoc(f)
 	}
 	return out, nil
 }
 
-func (k keptDocs) Get(ctx context.Context, session string, id int64) (web.KeptDoc, bool, error) {
+func (k keptDocs) Get(ctx context.Context, session string, id int64) (browse.KeptDoc, bool, error) {
 	f, err := k.memory.FetchedFile(ctx, memory.SessionKey(session), id)
 	if errors.Is(err, db.ErrNotFound) {
-		return web.KeptDoc{}, false, nil
+		return browse.KeptDoc{}, false, nil
 	}
 	if err != nil {
-		return web.KeptDoc{}, false, err
+		return browse.KeptDoc{}, false, err
 	}
 	return keptDoc(f), true, nil
 }
 
-func keptDoc(f db.FetchedFile) web.KeptDoc {
-	return web.KeptDoc{
+func keptDoc(f db.FetchedFile) browse.KeptDoc {
+	return browse.KeptDoc{
 		ID: f.ID, URL: f.URL, Title: f.Title, MediaType: f.MediaType, Size: f.SizeBytes, Text: f.Content,
 		Truncated: f.Truncated, Tool: f.Tool, FetchedAt: f.FetchedAt,
 	}

@@ -16,16 +16,16 @@ import (
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/scheduler"
+	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
-	"github.com/yorozu-bot/yorozu/tools/web"
-	webui "github.com/yorozu-bot/yorozu/web"
+	"github.com/yorozu-bot/yorozu/web"
 )
 
 // webDeps gives the admin page the parts it works on. A part that cannot be
 // built is logged and left out: its routes answer 503, the rest works.
-func (a *app) webDeps(ctx context.Context) webui.Deps {
+func (a *app) webDeps(ctx context.Context) web.Deps {
 	cfg := a.cfg
-	deps := webui.Deps{
+	deps := web.Deps{
 		Chat:      a.chooser,
 		Memory:    a.memory,
 		Limiter:   a.limiter,
@@ -36,7 +36,7 @@ func (a *app) webDeps(ctx context.Context) webui.Deps {
 	}
 	a.jobsUI = a.newJobsUI()
 	deps.Jobs = a.jobsUI
-	settings, err := webui.NewSettings(ctx, a.db.pool, a.settingDefs())
+	settings, err := web.NewSettings(ctx, a.db.pool, a.settingDefs())
 	if err != nil {
 		a.logger.Error("settings page unavailable; environment values are used", "err", err)
 		return deps
@@ -52,7 +52,7 @@ func (a *app) webDeps(ctx context.Context) webui.Deps {
 }
 
 // applySettings puts the live settings in force.
-func (a *app) applySettings(s *webui.Settings, limiter *chat.RateLimiter) {
+func (a *app) applySettings(s *web.Settings, limiter *chat.RateLimiter) {
 	if n, window, err := config.ParseRate(s.Get("user_rate_limit")); err == nil {
 		limiter.Set(n, window)
 	}
@@ -67,7 +67,7 @@ func (a *app) applySettings(s *webui.Settings, limiter *chat.RateLimiter) {
 
 // applyPostSettings puts the scheduled posts' settings in force. A bad
 // schedule keeps that post's previous settings (the page checked it first).
-func (a *app) applyPostSettings(s *webui.Settings) {
+func (a *app) applyPostSettings(s *web.Settings) {
 	if err := a.weather.Apply(scheduler.PostSettings{
 		Dest:  a.dest(s.Get("weather_webhook_url"), s.Get("weather_channel_id")),
 		Model: s.Get("weather_notify_model"), Cron: s.Get("weather_cron"),
@@ -92,14 +92,14 @@ func (a *app) dest(webhook, channel string) scheduler.Destination {
 	return d
 }
 
-func (a *app) newSearcher(backend, url, key string) (web.Searcher, error) {
-	return web.NewSearcher(web.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
+func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
+	return browse.NewSearcher(browse.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
 }
 
 // settingDefs lists what the admin page may change, the environment giving
 // each default. Every one takes effect at once, on every process sharing the
 // database.
-func (a *app) settingDefs() []webui.SettingDef {
+func (a *app) settingDefs() []web.SettingDef {
 	cfg := a.cfg
 	notEmpty := func(v string) error {
 		if v == "" {
@@ -126,24 +126,24 @@ func (a *app) settingDefs() []webui.SettingDef {
 		}
 		return nil
 	}
-	var defs []webui.SettingDef
+	var defs []web.SettingDef
 	defs = append(defs,
-		webui.SettingDef{Key: "search_backend", Label: "検索エンジン", Env: "SEARCH_BACKEND", Default: cfg.SearchBackend, Live: true,
+		web.SettingDef{Key: "search_backend", Label: "検索エンジン", Env: "SEARCH_BACKEND", Default: cfg.SearchBackend, Live: true,
 			Choices: []string{"duckduckgo", "searxng", "tavily"}},
-		webui.SettingDef{Key: "searxng_url", Label: "SearXNG の URL", Env: "SEARXNG_URL", Default: cfg.SearxngURL, Live: true, Validate: webhook},
-		webui.SettingDef{Key: "tavily_api_key", Label: "Tavily API キー", Env: "TAVILY_API_KEY", Default: cfg.TavilyAPIKey, Secret: true, Live: true},
-		webui.SettingDef{Key: "default_model", Label: "会話のモデル", Env: "DEFAULT_MODEL", Default: cfg.DefaultModel, Live: true, Validate: notEmpty},
-		webui.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
-		webui.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
-		webui.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
+		web.SettingDef{Key: "searxng_url", Label: "SearXNG の URL", Env: "SEARXNG_URL", Default: cfg.SearxngURL, Live: true, Validate: webhook},
+		web.SettingDef{Key: "tavily_api_key", Label: "Tavily API キー", Env: "TAVILY_API_KEY", Default: cfg.TavilyAPIKey, Secret: true, Live: true},
+		web.SettingDef{Key: "default_model", Label: "会話のモデル", Env: "DEFAULT_MODEL", Default: cfg.DefaultModel, Live: true, Validate: notEmpty},
+		web.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
+		web.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
+		web.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
 			Default: rateText(cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
 			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
-		webui.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
-		webui.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
-		webui.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},
-		webui.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Live: true, Validate: cron},
-		webui.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Live: true, Validate: webhook},
-		webui.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
+		web.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
+		web.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
+		web.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},
+		web.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Live: true, Validate: cron},
+		web.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Live: true, Validate: webhook},
+		web.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
 	)
 	return defs
 }
@@ -167,7 +167,7 @@ func rateText(n int, window time.Duration) string {
 // startWeb makes sure there is an admin password (printing a generated one
 // once) and starts the HTTP server.
 func (a *app) startWeb(ctx context.Context) error {
-	generated, err := webui.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
+	generated, err := web.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
 	if err != nil {
 		return fmt.Errorf("admin password: %w", err)
 	}
@@ -184,7 +184,7 @@ func (a *app) startWeb(ctx context.Context) error {
 // Discord and the page both go through it.
 type modelChooser struct {
 	router   *chat.Router
-	settings atomic.Pointer[webui.Settings]
+	settings atomic.Pointer[web.Settings]
 	channels channelSettings // a Discord channel's own persona and model
 }
 
@@ -206,10 +206,10 @@ func (c *modelChooser) Respond(ctx context.Context, req chat.Request, emit func(
 // liveSearcher is the web search backend in force; the settings can
 // replace it while running.
 type liveSearcher struct {
-	current atomic.Pointer[web.Searcher]
+	current atomic.Pointer[browse.Searcher]
 }
 
 // Search asks the backend in force.
-func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]web.Result, error) {
+func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]browse.Result, error) {
 	return (*l.current.Load()).Search(ctx, query, max)
 }
