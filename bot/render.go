@@ -2,11 +2,9 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -102,60 +100,35 @@ func (v *view) contents() []string {
 }
 
 // toolStatus renders a running tool as one short line, e.g.
-// "🔍 web_search: 東京 天気".
+// "🔍 web_search: 東京 天気". The line is Discord markdown, where a backtick
+// in the arguments would open a code span.
 func toolStatus(name, args string) string {
 	icon := "🔧"
 	if strings.Contains(name, "search") {
 		icon = "🔍"
 	}
-	preview := argsPreview(args)
+	preview := strings.ReplaceAll(chat.ToolPreview(args, 80), "`", "'")
 	if preview == "" {
 		return fmt.Sprintf("%s %s", icon, name)
 	}
 	return fmt.Sprintf("%s %s: %s", icon, name, preview)
 }
 
-// argsPreview shortens a tool call's JSON arguments for a status line: the
-// value alone when there is a single string argument, else compact JSON; one
-// line, at most 80 characters.
-func argsPreview(args string) string {
-	s := strings.TrimSpace(args)
-	var obj map[string]any
-	if json.Unmarshal([]byte(s), &obj) == nil {
-		if len(obj) == 0 {
-			return ""
-		}
-		if len(obj) == 1 {
-			for _, v := range obj {
-				if str, ok := v.(string); ok {
-					s = str
-				}
-			}
-		}
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.ReplaceAll(s, "`", "'")
-	const max = 80
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max-1]) + "…"
-	}
-	return s
+// failureTexts word a failed turn for Discord users: what to do, no
+// setting names; the detail goes to the log.
+var failureTexts = chat.FailureTexts{
+	Timeout:     turnTimeoutReply,
+	Unavailable: unavailableReply,
+	Other:       func(error) string { return genericErrorReply },
 }
 
-// failureNotice is the short message a user sees when a turn failed; the
-// detail goes to the log.
+// failureNotice is the short message a user sees when a turn failed. A
+// turn the bot's stop cut may carry any error of the call it cut, so the
+// stop is told before anything but a timeout.
 func failureNotice(err error) string {
-	if errors.Is(err, chat.ErrTurnTimeout) {
-		return turnTimeoutReply
-	}
-	if errors.Is(err, errStopped) || errors.Is(err, context.Canceled) {
+	stopped := errors.Is(err, errStopped) || errors.Is(err, context.Canceled)
+	if stopped && !errors.Is(err, chat.ErrTurnTimeout) {
 		return stoppedReply
 	}
-	if notice, ok := chat.MissingModelNotice(err); ok {
-		return notice
-	}
-	if errors.Is(err, llm.ErrUnavailable) {
-		return unavailableReply
-	}
-	return genericErrorReply
+	return failureTexts.Text(err)
 }

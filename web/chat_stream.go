@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
@@ -229,7 +228,7 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem
 	if err != nil && !tr.ended && ctx.Err() == nil {
 		// A failure before the model ran (the context could not be read)
 		// has no Failed event of its own.
-		return errors.Join(err, out.send("error", errorText(err)))
+		return errors.Join(err, out.send("error", failureTexts.Text(err)))
 	}
 	return err
 }
@@ -263,7 +262,7 @@ func (t *turnEvents) emit(ev llm.Event) error {
 		})
 	case llm.Failed:
 		t.ended = true
-		return t.out.send("error", errorText(e.Err))
+		return t.out.send("error", failureTexts.Text(e.Err))
 	}
 	return nil // thinking is never shown
 }
@@ -278,7 +277,7 @@ func (t *turnEvents) toolDone(e llm.ToolFinished) error {
 		}
 	}
 	te.Status, te.Detail = "done", ""
-	te.Result, te.Error, te.DurationMS = shorten(e.Result, 200), e.Err != nil, e.Duration.Milliseconds()
+	te.Result, te.Error, te.DurationMS = chat.OneLine(e.Result, 200), e.Err != nil, e.Duration.Milliseconds()
 	var srcs []sourceJSON
 	if e.Err == nil && isSearchTool(e.Name) {
 		for _, s := range memory.Sources(e.Result) {
@@ -286,7 +285,7 @@ func (t *turnEvents) toolDone(e llm.ToolFinished) error {
 		}
 		if len(srcs) > 0 {
 			// The sources event lists them; the tool line says how many.
-			te.Result = fmt.Sprintf("%d 件: %s", len(srcs), shorten(sourceTitles(srcs), 180))
+			te.Result = fmt.Sprintf("%d 件: %s", len(srcs), chat.OneLine(sourceTitles(srcs), 180))
 		}
 	}
 	if err := t.out.send("tool", te); err != nil {
@@ -348,43 +347,11 @@ func toolLabel(name string) string {
 // order they are looked for.
 var detailKeys = []string{"query", "url", "title", "content", "file_id", "reminder_id", "due_at"}
 
-// argsDetail shows a call's arguments in one line of at most 100
-// characters: the argument that says what it is about (query, url, title,
-// …) or a lone string argument, else the compact JSON.
+// argsDetail is a tool event's detail: the page has a label for the tool,
+// so the line shows the argument that says what the call is about (query,
+// url, title, …) rather than all of them; at most 100 characters.
 func argsDetail(args string) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) == nil {
-		for _, k := range detailKeys {
-			switch v := obj[k].(type) {
-			case string:
-				if v != "" {
-					return shorten(v, 100)
-				}
-			case float64:
-				return shorten(fmt.Sprint(v), 100)
-			}
-		}
-		if len(obj) == 1 {
-			for _, v := range obj {
-				if s, ok := v.(string); ok {
-					return shorten(s, 100)
-				}
-			}
-		}
-		if len(obj) == 0 {
-			return ""
-		}
-	}
-	return shorten(args, 100)
-}
-
-// shorten puts s on one line of at most n characters.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		return string([]rune(s)[:n-1]) + "…"
-	}
-	return s
+	return chat.ToolPreview(args, 100, detailKeys...)
 }
 
 // title is the title of a conversation that starts with req: its text,
@@ -398,20 +365,15 @@ func (req streamRequest) title() string {
 
 // titleFrom makes a conversation's title from its first message.
 func titleFrom(message string) string {
-	return shorten(message, 40)
+	return chat.OneLine(message, 40)
 }
 
-// errorText is what the page shows for a failed turn: what happened and
-// what to do.
-func errorText(err error) string {
-	if notice, ok := chat.MissingModelNotice(err); ok {
-		return notice
-	}
-	switch {
-	case errors.Is(err, chat.ErrTurnTimeout):
-		return timeoutText
-	case errors.Is(err, llm.ErrUnavailable):
-		return unavailableText
-	}
-	return "エラーで答えられませんでした: " + shorten(err.Error(), 300)
+// failureTexts word a failed turn for the admin: what happened and what
+// to check, the error itself when nothing better is known.
+var failureTexts = chat.FailureTexts{
+	Timeout:     timeoutText,
+	Unavailable: unavailableText,
+	Other: func(err error) string {
+		return "エラーで答えられませんでした: " + chat.OneLine(err.Error(), 300)
+	},
 }

@@ -1,0 +1,86 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yorozu-bot/yorozu/llm"
+)
+
+// What a person sees of a turn besides its answer: a line while a tool runs
+// and a notice when the turn fails. Both adapters word these their own way
+// (Discord markdown, the page's JSON events); what the lines say is decided
+// here so that a turn reads the same wherever it is watched.
+
+// OneLine puts s on one line of at most max characters, cut with "…": a
+// status line, a title or an error detail, from text that may hold newlines.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > max {
+		return string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}
+
+// ToolPreview says what a tool call is about in one line of at most max
+// characters, from its JSON arguments: the first of keys that the call has
+// (a non-empty string or a number), else the value of a lone string
+// argument, nothing for no arguments, else the arguments as they came.
+// Without keys only the lone string is picked out.
+func ToolPreview(args string, max int, keys ...string) string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(args), &obj) == nil {
+		for _, k := range keys {
+			switch v := obj[k].(type) {
+			case string:
+				if v != "" {
+					return OneLine(v, max)
+				}
+			case float64:
+				return OneLine(fmt.Sprint(v), max)
+			}
+		}
+		switch len(obj) {
+		case 0:
+			return ""
+		case 1:
+			for _, v := range obj {
+				if s, ok := v.(string); ok {
+					return OneLine(s, max)
+				}
+			}
+		}
+	}
+	return OneLine(args, max)
+}
+
+// FailureTexts word a failed turn for one adapter's readers: Discord users
+// are asked to try again later, the admin is told what to check.
+type FailureTexts struct {
+	// Timeout is for a turn that ran past the router's TurnTimeout.
+	Timeout string
+	// Unavailable is for Ollama that could not be reached or failed.
+	Unavailable string
+	// Other words any other error.
+	Other func(err error) string
+}
+
+// Text is what a person is told when a turn failed with err: Timeout for
+// ErrTurnTimeout (it wins, whatever the call it cut reported), the model and
+// its pull command for a model that is not installed (MissingModelNotice),
+// Unavailable for llm.ErrUnavailable, else Other.
+func (t FailureTexts) Text(err error) string {
+	if errors.Is(err, ErrTurnTimeout) {
+		return t.Timeout
+	}
+	if notice, ok := MissingModelNotice(err); ok {
+		return notice
+	}
+	if errors.Is(err, llm.ErrUnavailable) {
+		return t.Unavailable
+	}
+	return t.Other(err)
+}
