@@ -85,11 +85,7 @@ func keptImages(t *testing.T, c *Conversation, key string) []db.MessageImage {
 	t.Helper()
 	pool := pools[c]
 	ctx := context.Background()
-	s, err := db.SessionByKey(ctx, pool, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := db.RecentMessages(ctx, pool, s.ID, 2)
+	msgs, err := db.RecentMessagesByKey(ctx, pool, key, 2)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("stored %v, %v", msgs, err)
 	}

@@ -71,34 +71,18 @@ RETURNING `+messageColumns,
 	return m, nil
 }
 
-// recentMessagesSQL picks the newest unarchived rows through
-// messages_session_recent_idx and returns them oldest first.
-const recentMessagesSQL = `
+// RecentMessagesByKey returns up to limit of the newest unarchived messages
+// of the session with key, oldest first, in one round-trip (through
+// messages_session_recent_idx); a session that does not exist yet has no
+// messages.
+func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) ([]Message, error) {
+	rows, err := q.Query(ctx, `
 SELECT * FROM (
-    SELECT ` + messageColumns + ` FROM messages
-    WHERE session_id = %s AND archived_at IS NULL
+    SELECT `+messageColumns+` FROM messages
+    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND archived_at IS NULL
     ORDER BY created_at DESC, id DESC
     LIMIT $2
-) recent ORDER BY created_at, id`
-
-// RecentMessages returns up to limit of the newest unarchived messages of a
-// session, oldest first.
-func RecentMessages(ctx context.Context, q Querier, sessionID int64, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, fmt.Sprintf(recentMessagesSQL, "$1"), sessionID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent messages of session %d: %w", sessionID, err)
-	}
-	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
-	if err != nil {
-		return nil, fmt.Errorf("recent messages of session %d: %w", sessionID, err)
-	}
-	return ms, nil
-}
-
-// RecentMessagesByKey is RecentMessages for the session with key, in one
-// round-trip; a session that does not exist yet has no messages.
-func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, fmt.Sprintf(recentMessagesSQL, "(SELECT id FROM sessions WHERE key = $1)"), key, limit)
+) recent ORDER BY created_at, id`, key, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
 	}
@@ -107,15 +91,6 @@ func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) 
 		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
 	}
 	return ms, nil
-}
-
-// CountMessages counts a session's messages, archived ones included.
-func CountMessages(ctx context.Context, q Querier, sessionID int64) (int, error) {
-	var n int
-	if err := q.QueryRow(ctx, "SELECT count(*) FROM messages WHERE session_id = $1", sessionID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count messages of session %d: %w", sessionID, err)
-	}
-	return n, nil
 }
 
 // SetReplyPlatformID stores the platform id of the reply to the user message

@@ -33,36 +33,6 @@ ON CONFLICT DO NOTHING`, memoryID, tags); err != nil {
 	return nil
 }
 
-// MessageTags returns the tags of a message, sorted.
-func MessageTags(ctx context.Context, q Querier, messageID int64) ([]string, error) {
-	return tags(ctx, q, "SELECT tag FROM message_tags WHERE message_id = $1 ORDER BY tag", messageID, "message")
-}
-
-// MemoryTags returns the tags of a summary, sorted.
-func MemoryTags(ctx context.Context, q Querier, memoryID int64) ([]string, error) {
-	return tags(ctx, q, "SELECT tag FROM memory_tags WHERE memory_id = $1 ORDER BY tag", memoryID, "memory")
-}
-
-func tags(ctx context.Context, q Querier, sql string, id int64, what string) ([]string, error) {
-	rows, err := q.Query(ctx, sql, id)
-	if err != nil {
-		return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("tags of %s %d: %w", what, id, err)
-	}
-	return out, nil
-}
-
 // UntaggedMessages returns up to limit of the newest messages that have no
 // tags yet (for a backfill).
 func UntaggedMessages(ctx context.Context, q Querier, limit int) ([]Message, error) {

@@ -25,11 +25,7 @@ func TestRecordKeepsWhatImagesWere(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := db.SessionByKey(ctx, pool, string(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := db.RecentMessages(ctx, pool, s.ID, 10)
+	msgs, err := db.RecentMessagesByKey(ctx, pool, string(key), 10)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("messages %v, %v", msgs, err)
 	}

@@ -176,7 +176,7 @@ func TestRecordStoresBothMessages(t *testing.T) {
 	if s.Source != "discord" || s.GuildID != "g1" || s.ChannelID != "c1" {
 		t.Errorf("session = %+v", s)
 	}
-	got, err := db.RecentMessages(ctx, pool, s.ID, 10)
+	got, err := db.RecentMessagesByKey(ctx, pool, s.Key, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
