@@ -38,7 +38,7 @@ func TestNotePagesArePerSpace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LinkNotePage(ctx, pool, s.ID, b.ID); !errors.Is(err, db.ErrNotFound) {
+	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{b.ID}); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("linking another space's page: %v; want ErrNotFound", err)
 	}
 	if err := db.RenameNoteSection(ctx, pool, "guild:2", "", "B"); err != nil {

@@ -368,47 +368,6 @@ FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`, key, limit, 
 	return items, nil
 }
 
-// LinkNotePage links a page to a session of the same space; linking twice
-// is harmless. A page of another space is ErrNotFound.
-func LinkNotePage(ctx context.Context, q Querier, sessionID, pageID int64) error {
-	var ok bool
-	err := q.QueryRow(ctx, `
-WITH link AS (
-    INSERT INTO session_note_pages (session_id, page_id)
-    SELECT s.id, p.id FROM sessions s JOIN note_pages p ON p.space = s.space
-    WHERE s.id = $1 AND p.id = $2
-    ON CONFLICT DO NOTHING)
-SELECT EXISTS (SELECT 1 FROM sessions s JOIN note_pages p ON p.space = s.space WHERE s.id = $1 AND p.id = $2)`,
-		sessionID, pageID).Scan(&ok)
-	if err == nil && !ok {
-		err = ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("link note page %d to session %d: %w", pageID, sessionID, noteLinkError(err))
-	}
-	return nil
-}
-
-// UnlinkNotePage removes a link; a missing link is ErrNotFound.
-func UnlinkNotePage(ctx context.Context, q Querier, sessionID, pageID int64) error {
-	tag, err := q.Exec(ctx, "DELETE FROM session_note_pages WHERE session_id = $1 AND page_id = $2", sessionID, pageID)
-	if err != nil {
-		return fmt.Errorf("unlink note page %d from session %d: %w", pageID, sessionID, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("unlink note page %d from session %d: %w", pageID, sessionID, ErrNotFound)
-	}
-	return nil
-}
-
-func noteLinkError(err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23503" {
-		return ErrNotFound
-	}
-	return err
-}
-
 // LinkedNotePagesByKey returns the pages of space linked to the session
 // with key, in page order.
 func LinkedNotePagesByKey(ctx context.Context, q Querier, space, key string) ([]NotePage, error) {

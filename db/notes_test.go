@@ -228,13 +228,13 @@ func TestNoteLinksAndIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LinkNotePage(ctx, pool, s.ID, long.ID); err != nil {
+	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{long.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LinkNotePage(ctx, pool, s.ID, long.ID); err != nil {
+	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{long.ID}); err != nil {
 		t.Errorf("linking twice: %v", err)
 	}
-	if err := db.LinkNotePage(ctx, pool, s.ID, 999); !errors.Is(err, db.ErrNotFound) {
+	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{long.ID, 999}); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("linking a missing page: %v", err)
 	}
 	idx, err := db.NotesIndexByKey(ctx, pool, sp, "web:admin", 10)
@@ -248,11 +248,11 @@ func TestNoteLinksAndIndex(t *testing.T) {
 	if err != nil || len(linked) != 1 || linked[0].ID != long.ID {
 		t.Errorf("linked = %+v, %v", linked, err)
 	}
-	if err := db.UnlinkNotePage(ctx, pool, s.ID, long.ID); err != nil {
+	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.UnlinkNotePage(ctx, pool, s.ID, a.ID); !errors.Is(err, db.ErrNotFound) {
-		t.Errorf("unlinking a page that is not linked: %v", err)
+	if linked, err := db.LinkedNotePagesByKey(ctx, pool, sp, "web:admin"); err != nil || len(linked) != 0 {
+		t.Errorf("linked after unlinking = %+v, %v", linked, err)
 	}
 	p, err := db.AppendNoteContent(ctx, pool, a.ID, "追記", time.Time{})
 	if err != nil || p.Content != "本文\n追記" {

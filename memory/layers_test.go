@@ -63,7 +63,7 @@ func populate(t *testing.T, f *fixture, m *memory.Memory, key memory.SessionKey,
 		t.Fatal(err)
 	}
 	seed(t, m, key, 6*scale, time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
-	if err := m.LinkNote(ctx, key, linked.ID); err != nil {
+	if err := m.SetLinkedNotes(ctx, key, []int64{linked.ID}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := db.SessionByKey(ctx, f.pool, string(key))

@@ -224,35 +224,3 @@ func (m *Memory) RestoreNote(ctx context.Context, revID int64, by db.NoteEditor)
 	m.notesChanged(NotesEvent{Space: Space(p.Space), Session: SessionKey(by.SessionKey), Action: "restore", PageID: p.ID, Title: p.Title})
 	return p, nil
 }
-
-// LinkNote links a page to session key (creating the session in the page's
-// space if needed), so its full text joins that session's context. A page
-// of another space than the session's wraps db.ErrNotFound.
-func (m *Memory) LinkNote(ctx context.Context, key SessionKey, pageID int64) error {
-	page, err := db.NotePageByID(ctx, m.pool, pageID)
-	if err != nil {
-		return err
-	}
-	s, err := db.UpsertSession(ctx, m.pool, db.SessionParams{Key: string(key), Space: page.Space, At: m.opts.Now()})
-	if err != nil {
-		return err
-	}
-	if err := db.LinkNotePage(ctx, m.pool, s.ID, pageID); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Session: key, Action: "link", PageID: pageID})
-	return nil
-}
-
-// UnlinkNote removes a page's link to session key.
-func (m *Memory) UnlinkNote(ctx context.Context, key SessionKey, pageID int64) error {
-	s, err := db.SessionByKey(ctx, m.pool, string(key))
-	if err != nil {
-		return err
-	}
-	if err := db.UnlinkNotePage(ctx, m.pool, s.ID, pageID); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Session: key, Action: "unlink", PageID: pageID})
-	return nil
-}
