@@ -54,11 +54,7 @@ func (m *Memory) SetLinkedNotes(ctx context.Context, key SessionKey, pageIDs []i
 	if pageIDs == nil {
 		pageIDs = []int64{}
 	}
-	if err := db.SetSessionNotePages(ctx, m.pool, s.ID, pageIDs); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Session: key, Action: "link"})
-	return nil
+	return db.SetSessionNotePages(ctx, m.pool, s.ID, pageIDs)
 }
 
 // DeleteSummary removes a summary; the turns it had archived come back into

@@ -14,9 +14,9 @@
 // unsummarised messages, the oldest SummarizeAt are summarised into a
 // memories row, with its tags in the same answer, and archived (kept, no
 // longer sent); when a session's summaries outgrow their share of the budget
-// the oldest are folded into one; web_search results become knowledge
-// entries (KnowledgeHook). Tags are read by RelatedTopic and RecentTopic,
+// the oldest are folded into one; web search results become knowledge
+// entries (LearnLater). Tags are read by RelatedTopic and RecentTopic,
 // which give small talk and the tips a topic related to what was said.
 // SyncKnowledgeBase indexes the Markdown knowledge base; the notes methods
-// keep the shared notes and announce changes (SubscribeNotes).
+// keep the shared notes, with the text they replace or delete restorable.
 package memory

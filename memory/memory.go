@@ -103,9 +103,8 @@ type Memory struct {
 	opts Options
 	log  *slog.Logger
 
-	bg    background
-	kb    kbIndex
-	notes notesHub
+	bg background
+	kb kbIndex
 
 	sumMu       sync.Mutex
 	summarizing map[int64]bool // session id -> run again: one summary run per session at a time

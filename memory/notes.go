@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/yorozu-bot/yorozu/db"
 )
@@ -21,56 +20,6 @@ const (
 	NoteCreate  NoteMode = "create"  // make a new page
 	NoteDelete  NoteMode = "delete"  // remove a page (its text stays restorable)
 )
-
-// NotesEvent tells subscribers that the shared notes changed, e.g. during a
-// turn (Session is the turn's session; empty for the admin page).
-type NotesEvent struct {
-	Space   Space
-	Session SessionKey
-	Action  string // create, append, replace, move, rename_section, reorder, delete, restore, link, unlink
-	PageID  int64  // 0 for section renames and reorders
-	Title   string
-}
-
-type notesHub struct {
-	mu   sync.Mutex
-	subs map[chan NotesEvent]struct{}
-}
-
-// SubscribeNotes returns a channel of NotesEvent and a cancel function that
-// closes it. Events are dropped for a subscriber whose buffer (16) is full,
-// so a slow page never slows a turn.
-func (m *Memory) SubscribeNotes() (<-chan NotesEvent, func()) {
-	h := &m.notes
-	ch := make(chan NotesEvent, 16)
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = map[chan NotesEvent]struct{}{}
-	}
-	h.subs[ch] = struct{}{}
-	h.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			h.mu.Lock()
-			delete(h.subs, ch)
-			h.mu.Unlock()
-			close(ch)
-		})
-	}
-}
-
-func (m *Memory) notesChanged(ev NotesEvent) {
-	h := &m.notes
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
-}
 
 // Notes returns every page of space (empty: the default space) in order.
 func (m *Memory) Notes(ctx context.Context, space Space) ([]db.NotePage, error) {
@@ -156,17 +105,12 @@ func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, t
 	if err != nil {
 		return db.NotePage{}, err
 	}
-	m.notesChanged(NotesEvent{Space: space, Session: SessionKey(by.SessionKey), Action: string(mode), PageID: p.ID, Title: p.Title})
 	return p, nil
 }
 
 // MoveNote puts a page (of any space: the admin page) at the end of section.
 func (m *Memory) MoveNote(ctx context.Context, id int64, section string) error {
-	if err := db.SetNoteSection(ctx, m.pool, id, strings.TrimSpace(section)); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Action: "move", PageID: id})
-	return nil
+	return db.SetNoteSection(ctx, m.pool, id, strings.TrimSpace(section))
 }
 
 // RenameSection relabels a section of space; its pages keep their places.
@@ -175,11 +119,7 @@ func (m *Memory) RenameSection(ctx context.Context, space Space, from, to string
 	if err != nil {
 		return err
 	}
-	if err := db.RenameNoteSection(ctx, m.pool, string(space), from, strings.TrimSpace(to)); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Space: space, Action: "rename_section", Title: to})
-	return nil
+	return db.RenameNoteSection(ctx, m.pool, string(space), from, strings.TrimSpace(to))
 }
 
 // ReorderNotes applies a whole new order to the pages of space (see
@@ -189,22 +129,14 @@ func (m *Memory) ReorderNotes(ctx context.Context, space Space, order []db.NoteO
 	if err != nil {
 		return err
 	}
-	if err := db.ReorderNotePages(ctx, m.pool, string(space), order); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Space: space, Action: "reorder"})
-	return nil
+	return db.ReorderNotePages(ctx, m.pool, string(space), order)
 }
 
 // DeleteNote removes a page (of any space: the admin page); its text stays
 // restorable among its revisions.
 func (m *Memory) DeleteNote(ctx context.Context, id int64, by db.NoteEditor) error {
 	by.At = orNow(by.At, m.opts.Now())
-	if err := db.DeleteNotePage(ctx, m.pool, id, by); err != nil {
-		return err
-	}
-	m.notesChanged(NotesEvent{Session: SessionKey(by.SessionKey), Action: "delete", PageID: id})
-	return nil
+	return db.DeleteNotePage(ctx, m.pool, id, by)
 }
 
 // NoteRevisions returns the kept earlier versions of page id (of any space:
@@ -217,10 +149,5 @@ func (m *Memory) NoteRevisions(ctx context.Context, id int64) ([]db.NoteRevision
 // deleted page; the text it replaces becomes a revision in turn.
 func (m *Memory) RestoreNote(ctx context.Context, revID int64, by db.NoteEditor) (db.NotePage, error) {
 	by.At = orNow(by.At, m.opts.Now())
-	p, err := db.RestoreNoteRevision(ctx, m.pool, revID, by)
-	if err != nil {
-		return db.NotePage{}, err
-	}
-	m.notesChanged(NotesEvent{Space: Space(p.Space), Session: SessionKey(by.SessionKey), Action: "restore", PageID: p.ID, Title: p.Title})
-	return p, nil
+	return db.RestoreNoteRevision(ctx, m.pool, revID, by)
 }
