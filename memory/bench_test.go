@@ -67,7 +67,7 @@ func BenchmarkContext(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				tokens = memory.PromptTokens(msgs)
+				tokens = promptTokens(msgs)
 			}
 			b.ReportMetric(float64(tokens), "tokens")
 			if tokens > memory.DefaultTokenBudget {

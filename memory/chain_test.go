@@ -47,7 +47,7 @@ func TestPersonaInTheSystemPrompt(t *testing.T) {
 		t.Errorf("the persona changed yorozu's own guidance")
 	}
 	// It counts against the budget: fewer recent messages fit beside it.
-	if n := memory.PromptTokens(msgs); n > budget {
+	if n := promptTokens(msgs); n > budget {
 		t.Errorf("prompt with persona is %d tokens; budget %d", n, budget)
 	}
 	if len(msgs) >= len(plain) {

@@ -139,3 +139,13 @@ func count(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) int {
 	}
 	return n
 }
+
+// promptTokens estimates msgs as a prompt the way the context budget counts
+// each message: its text and the chat template's overhead.
+func promptTokens(msgs []api.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += memory.EstimateTokens(m.Content) + memory.MessageOverhead
+	}
+	return n
+}

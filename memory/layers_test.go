@@ -151,7 +151,7 @@ func layerTokens(msgs []api.Message) map[string]int {
 		case name == "":
 			name = "recent"
 		}
-		out[name] += memory.PromptTokens([]api.Message{msg})
+		out[name] += promptTokens([]api.Message{msg})
 	}
 	return out
 }
@@ -171,7 +171,7 @@ func TestContextBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	need := layerTokens(full)
-	total := memory.PromptTokens(full)
+	total := promptTokens(full)
 	slack := itemSlack(full)
 	t.Logf("everything: %d tokens %v", total, need)
 
@@ -184,7 +184,7 @@ func TestContextBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := layerTokens(msgs)
-			if n := memory.PromptTokens(msgs); n > budget {
+			if n := promptTokens(msgs); n > budget {
 				t.Errorf("prompt is %d tokens; budget %d", n, budget)
 			}
 			// The newest turn and the user's message always stay.
@@ -231,7 +231,7 @@ func itemSlack(msgs []api.Message) map[string]int {
 	for _, msg := range msgs[1 : len(msgs)-1] {
 		name := layerOf(msg)
 		if name == "" {
-			out["recent"] = max(out["recent"], memory.PromptTokens([]api.Message{msg}))
+			out["recent"] = max(out["recent"], promptTokens([]api.Message{msg}))
 			continue
 		}
 		sep := "\n- "

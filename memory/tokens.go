@@ -58,13 +58,3 @@ func isWide(r rune) bool {
 func messageTokens(m api.Message) int {
 	return EstimateTokens(m.Content) + MessageOverhead
 }
-
-// PromptTokens estimates the tokens of msgs as a prompt (without tool
-// definitions, which the pipeline adds).
-func PromptTokens(msgs []api.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += messageTokens(m)
-	}
-	return n
-}

@@ -32,12 +32,6 @@ func tokenizerOnce() (*tokenizer.Tokenizer, error) {
 	return tok, tokErr
 }
 
-// Warm loads the dictionary now, so the first message does not wait for it.
-func Warm() error {
-	_, err := tokenizerOnce()
-	return err
-}
-
 // skipped noun subclasses: they are grammar, numbers or qualities (好き,
 // 暇), not topics.
 var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true, "接尾": true, "特殊": true, "副詞可能": true, "形容動詞語幹": true}
@@ -97,12 +91,8 @@ func New(size int) *Pool {
 	return &Pool{size: size, words: make([]string, 0, size)}
 }
 
-// Add adds the nouns of text as the newest; a noun already kept moves to
-// the newest place, and the oldest fall out beyond the size.
-func (p *Pool) Add(text string) { p.AddNouns(Nouns(text)) }
-
-// AddNouns adds nouns (as Nouns returns them) as the newest, as Add does:
-// for a caller that has tokenised the text already.
+// AddNouns adds nouns (as Nouns returns them) as the newest; a noun already
+// kept moves to the newest place, and the oldest fall out beyond the size.
 func (p *Pool) AddNouns(nouns []string) {
 	if len(nouns) == 0 {
 		return
@@ -175,14 +165,6 @@ func (p *Pool) Words() []string {
 	defer p.mu.Unlock()
 	p.flushLocked()
 	return slices.Clone(p.words)
-}
-
-// Len is the number of kept nouns.
-func (p *Pool) Len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.flushLocked()
-	return len(p.words)
 }
 
 // Pick returns a random kept noun; false when the pool is empty. r may be

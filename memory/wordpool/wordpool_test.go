@@ -49,17 +49,17 @@ func TestNounsOfRealSentences(t *testing.T) {
 
 func TestPoolKeepsLatestUnique(t *testing.T) {
 	p := New(3)
-	p.Add("東京の天気")     // 東京 天気
-	p.Add("大阪のたこ焼き")   // 大阪 たこ焼き → 東京 falls out
-	p.Add("天気が良いので散歩") // 天気 moves to newest, 散歩 added
+	p.AddNouns(Nouns("東京の天気"))     // 東京 天気
+	p.AddNouns(Nouns("大阪のたこ焼き"))   // 大阪 たこ焼き → 東京 falls out
+	p.AddNouns(Nouns("天気が良いので散歩")) // 天気 moves to newest, 散歩 added
 	got := p.Words()
 	want := []string{"たこ焼き", "天気", "散歩"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("words = %q, want %q", got, want)
 	}
-	p.Add("それはそう") // no nouns worth keeping
-	if p.Len() != 3 {
-		t.Fatalf("len = %d", p.Len())
+	p.AddNouns(Nouns("それはそう")) // no nouns worth keeping
+	if n := len(p.Words()); n != 3 {
+		t.Fatalf("len = %d", n)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 20 {
-				p.Add(fmt.Sprintf("%sと%sの話", vocab[(i*20+j)%len(vocab)], vocab[(i*7+j*3)%len(vocab)]))
+				p.AddNouns(Nouns(fmt.Sprintf("%sと%sの話", vocab[(i*20+j)%len(vocab)], vocab[(i*7+j*3)%len(vocab)])))
 				p.Pick(nil)
 				p.Related("プロジェクトの打ち合わせ", nil)
 			}
@@ -162,7 +162,7 @@ func TestSpacesKeepTheirOwnWords(t *testing.T) {
 	if got := spaces.Words(ctx, "guild:1"); !slices.Equal(got, []string{"富士山"}) {
 		t.Errorf("guild:1 seeded with %q, want its own nouns alone", got)
 	}
-	spaces.Pool(ctx, "guild:2").Add("猫が好き")
+	spaces.Pool(ctx, "guild:2").AddNouns(Nouns("猫が好き"))
 	if got := spaces.Words(ctx, "guild:2"); !slices.Equal(got, []string{"温泉", "猫"}) {
 		t.Errorf("guild:2 = %q", got)
 	}
@@ -194,7 +194,7 @@ var message200 = func() string {
 // BenchmarkAdd200 is the word-pool update for a 200-character message
 // (target: ≤ 1 ms median).
 func BenchmarkAdd200(b *testing.B) {
-	if err := Warm(); err != nil {
+	if _, err := tokenizerOnce(); err != nil {
 		b.Fatal(err)
 	}
 	p := New(0)
@@ -203,7 +203,7 @@ func BenchmarkAdd200(b *testing.B) {
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		p.Add(message200)
+		p.AddNouns(Nouns(message200))
 		took = append(took, time.Since(start))
 	}
 	slices.Sort(took)
@@ -213,7 +213,7 @@ func BenchmarkAdd200(b *testing.B) {
 // TestReportRSS logs the process RSS with the dictionary loaded (target:
 // under 150 MB for the whole bot). Run with -v to read it.
 func TestReportRSS(t *testing.T) {
-	if err := Warm(); err != nil {
+	if _, err := tokenizerOnce(); err != nil {
 		t.Fatal(err)
 	}
 	Nouns(message200)
@@ -232,7 +232,7 @@ func TestReportRSS(t *testing.T) {
 
 func TestSeedWaitsForFirstUse(t *testing.T) {
 	p := New(3)
-	p.Add("東京の天気")                      // 東京 天気
+	p.AddNouns(Nouns("東京の天気"))          // 東京 天気
 	p.Seed([]string{"大阪のたこ焼き", "京都の寺"}) // older than what was added
 	if !p.Knows("寺") || !p.Knows("天気") {
 		t.Fatalf("words = %q", p.Words())
