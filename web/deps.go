@@ -44,7 +44,7 @@ type Deps struct {
 	// Chat answers turns typed on the page.
 	Chat Responder
 	// Memory keeps conversations, notes, summaries and knowledge.
-	Memory *memory.Memory
+	Memory Memory
 	// Limiter is the per-user rate limit, shared with the Discord bot.
 	Limiter *chat.RateLimiter
 	// Reminders cancels reminders.
@@ -67,48 +67,73 @@ type NoteRevisions interface {
 	RestoreNote(ctx context.Context, revID int64, by db.NoteEditor) (db.NotePage, error)
 }
 
-// unavailable answers 503 naming the missing part.
-func unavailable(what string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusServiceUnavailable, what+" は動いていません。")
-	})
+// Memory is what the page asks of the conversation store, screen by
+// screen; *memory.Memory satisfies it.
+type Memory interface {
+	// The notes screen.
+	Notes(ctx context.Context, space memory.Space) ([]db.NotePage, error)
+	WriteNote(ctx context.Context, space memory.Space, by db.NoteEditor, title, content string, mode memory.NoteMode, section string) (db.NotePage, error)
+	MoveNote(ctx context.Context, id int64, section string) error
+	DeleteNote(ctx context.Context, id int64, by db.NoteEditor) error
+	RenameSection(ctx context.Context, space memory.Space, from, to string) error
+	ReorderNotes(ctx context.Context, space memory.Space, order []db.NoteOrder) error
+
+	// The pages linked to a conversation of the chat screen.
+	LinkedNotes(ctx context.Context, key memory.SessionKey) ([]db.NotePage, error)
+	SetLinkedNotes(ctx context.Context, key memory.SessionKey, pageIDs []int64) error
+
+	// The memory screen's summaries and knowledge.
+	DeleteSummary(ctx context.Context, id int64) (restored int64, err error)
+	DeleteKnowledge(ctx context.Context, id int64) error
+
+	// The system screen: the knowledge base folder and tag backfill.
+	KnowledgeBase(ctx context.Context) (memory.KBStatus, error)
+	KnowledgeBaseFile(rel string) (string, error)
+	SyncKnowledgeBase(ctx context.Context) error
+	BackfillTags(ctx context.Context, limit int) (queued int, err error)
+
+	// DefaultSpace is the space of a request that names none.
+	DefaultSpace(ctx context.Context) (memory.Space, error)
 }
 
-func (s *Server) jobsHandler() http.Handler {
-	if s.opts.Deps.Jobs == nil {
-		return unavailable("ジョブ画面")
+var (
+	_ Memory        = (*memory.Memory)(nil)
+	_ NoteRevisions = (*memory.Memory)(nil)
+)
+
+// part is one of Deps as the routes that need it see it: whether cmd/yorozu
+// gave it, and the name a person is told when it did not.
+type part struct {
+	name string
+	ok   bool
+}
+
+// parts are the Deps some routes cannot work without.
+type parts struct {
+	chat, memory, settings, reminders, revisions, jobs part
+}
+
+func (d Deps) parts() parts {
+	return parts{
+		chat:      part{"チャット", d.Chat != nil},
+		memory:    part{"メモリ", d.Memory != nil},
+		settings:  part{"設定", d.Settings != nil},
+		reminders: part{"リマインダー", d.Reminders != nil},
+		revisions: part{"ノートの履歴", d.Revisions != nil},
+		jobs:      part{"ジョブ画面", d.Jobs != nil},
 	}
-	return withCSRFScript(s.opts.Deps.Jobs)
 }
 
-// needMemory wraps a handler that works on memory.
-func (s *Server) needMemory(h http.HandlerFunc) http.Handler {
-	if s.opts.Deps.Memory == nil {
-		return unavailable("メモリ")
-	}
-	return h
-}
-
-// needSettings wraps a handler that works on the settings.
-func (s *Server) needSettings(h http.HandlerFunc) http.Handler {
-	if s.opts.Deps.Settings == nil {
-		return unavailable("設定")
-	}
-	return h
-}
-
-// needChat wraps a handler that runs turns.
-func (s *Server) needChat(h http.HandlerFunc) http.Handler {
-	if s.opts.Deps.Chat == nil || s.opts.Deps.Memory == nil {
-		return unavailable("チャット")
-	}
-	return h
-}
-
-// needReminders wraps a handler that cancels reminders.
-func (s *Server) needReminders(h http.HandlerFunc) http.Handler {
-	if s.opts.Deps.Reminders == nil {
-		return unavailable("リマインダー")
+// need wraps h, a route that works on ps: when one of them is missing the
+// route answers 503 naming it, and the rest of the page works on. Deps do
+// not change once the server is built, so this is decided once, here.
+func need(h http.HandlerFunc, ps ...part) http.Handler {
+	for _, p := range ps {
+		if !p.ok {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				writeError(w, http.StatusServiceUnavailable, p.name+" は動いていません。")
+			})
+		}
 	}
 	return h
 }

@@ -11,10 +11,6 @@ import (
 // first, each with its space: GET /api/notes/{id}/revisions. A deleted
 // page's revisions are listed too; a page never seen is 404.
 func (s *Server) handleNoteRevisions(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Deps.Revisions == nil {
-		unavailable("ノートの履歴").ServeHTTP(w, r)
-		return
-	}
 	id, ok := pathID(w, r, "id")
 	if !ok {
 		return
@@ -39,10 +35,6 @@ func (s *Server) handleNoteRevisions(w http.ResponseWriter, r *http.Request) {
 // /api/notes/{id}/revisions/{rev}/restore. The text it replaces is kept as a
 // revision in turn.
 func (s *Server) handleRestoreNoteRevision(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Deps.Revisions == nil {
-		unavailable("ノートの履歴").ServeHTTP(w, r)
-		return
-	}
 	id, ok := pathID(w, r, "id")
 	if !ok {
 		return

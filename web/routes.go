@@ -33,6 +33,7 @@ type Route struct {
 // Routes is the route table: every endpoint of the server, the pages
 // included. To add an endpoint, add a line here.
 func (s *Server) Routes() []Route {
+	p := s.opts.Deps.parts()
 	rs := []Route{
 		{"GET /healthz", Open, http.HandlerFunc(s.handleHealthz)},
 		{"GET /readyz", Open, http.HandlerFunc(s.handleReadyz)},
@@ -49,34 +50,34 @@ func (s *Server) Routes() []Route {
 		{"DELETE /chat/sessions/{id}", Login, http.HandlerFunc(s.handleDeleteSession)},
 		{"GET /chat/sessions/{id}/messages", Login, http.HandlerFunc(s.handleMessages)},
 		{"GET /chat/sessions/{id}/export", Login, http.HandlerFunc(s.handleExport)},
-		{"GET /chat/sessions/{id}/notes", Login, s.needMemory(s.handleSessionNotes)},
-		{"PUT /chat/sessions/{id}/notes", Login, s.needMemory(s.handlePutSessionNotes)},
-		{"POST /chat/stream", Login, s.needChat(s.handleStream)},
+		{"GET /chat/sessions/{id}/notes", Login, need(s.handleSessionNotes, p.memory)},
+		{"PUT /chat/sessions/{id}/notes", Login, need(s.handlePutSessionNotes, p.memory)},
+		{"POST /chat/stream", Login, need(s.handleStream, p.chat, p.memory)},
 
 		{"GET /api/spaces", Login, http.HandlerFunc(s.handleSpaces)},
 
-		{"GET /api/notes", Login, s.needMemory(s.handleNotes)},
-		{"POST /api/notes", Login, s.needMemory(s.handleCreateNote)},
-		{"PATCH /api/notes/{id}", Login, s.needMemory(s.handleUpdateNote)},
-		{"DELETE /api/notes/{id}", Login, s.needMemory(s.handleDeleteNote)},
-		{"POST /api/notes/sections/rename", Login, s.needMemory(s.handleRenameSection)},
-		{"POST /api/notes/reorder", Login, s.needMemory(s.handleReorder)},
+		{"GET /api/notes", Login, need(s.handleNotes, p.memory)},
+		{"POST /api/notes", Login, need(s.handleCreateNote, p.memory)},
+		{"PATCH /api/notes/{id}", Login, need(s.handleUpdateNote, p.memory)},
+		{"DELETE /api/notes/{id}", Login, need(s.handleDeleteNote, p.memory)},
+		{"POST /api/notes/sections/rename", Login, need(s.handleRenameSection, p.memory)},
+		{"POST /api/notes/reorder", Login, need(s.handleReorder, p.memory)},
 
 		{"GET /api/memory", Login, http.HandlerFunc(s.handleMemory)},
-		{"DELETE /api/memory/{id}", Login, s.needMemory(s.handleDeleteMemory)},
+		{"DELETE /api/memory/{id}", Login, need(s.handleDeleteMemory, p.memory)},
 		{"GET /api/knowledge", Login, http.HandlerFunc(s.handleKnowledge)},
 		{"GET /api/knowledge/{id}", Login, http.HandlerFunc(s.handleKnowledgeEntry)},
-		{"DELETE /api/knowledge/{id}", Login, s.needMemory(s.handleDeleteKnowledge)},
-		{"GET /api/knowledge-base", Login, s.needMemory(s.handleKnowledgeBase)},
-		{"GET /api/knowledge-base/file", Login, s.needMemory(s.handleKnowledgeBaseFile)},
-		{"POST /api/knowledge-base/sync", Login, s.needMemory(s.handleKnowledgeBaseSync)},
+		{"DELETE /api/knowledge/{id}", Login, need(s.handleDeleteKnowledge, p.memory)},
+		{"GET /api/knowledge-base", Login, need(s.handleKnowledgeBase, p.memory)},
+		{"GET /api/knowledge-base/file", Login, need(s.handleKnowledgeBaseFile, p.memory)},
+		{"POST /api/knowledge-base/sync", Login, need(s.handleKnowledgeBaseSync, p.memory)},
 
 		{"GET /api/logs", Login, http.HandlerFunc(s.handleLogs)},
 		{"GET /api/logs/{id}", Login, http.HandlerFunc(s.handleLog)},
 		{"DELETE /api/logs/{id}", Login, http.HandlerFunc(s.handleDeleteLog)},
 
-		{"GET /api/settings", Login, s.needSettings(s.handleSettings)},
-		{"PUT /api/settings", Login, s.needSettings(s.handlePutSettings)},
+		{"GET /api/settings", Login, need(s.handleSettings, p.settings)},
+		{"PUT /api/settings", Login, need(s.handlePutSettings, p.settings)},
 		{"GET /api/models", Login, http.HandlerFunc(s.handleModels)},
 
 		{"GET /api/models/presets", Login, http.HandlerFunc(s.handlePresets)},
@@ -86,8 +87,8 @@ func (s *Server) Routes() []Route {
 		{"GET /chat/sessions/{id}/files", Login, http.HandlerFunc(s.handleSessionFiles)},
 		{"GET /chat/sessions/{id}/files/{file_id}", Login, http.HandlerFunc(s.handleSessionFile)},
 
-		{"GET /api/notes/{id}/revisions", Login, http.HandlerFunc(s.handleNoteRevisions)},
-		{"POST /api/notes/{id}/revisions/{rev}/restore", Login, http.HandlerFunc(s.handleRestoreNoteRevision)},
+		{"GET /api/notes/{id}/revisions", Login, need(s.handleNoteRevisions, p.revisions)},
+		{"POST /api/notes/{id}/revisions/{rev}/restore", Login, need(s.handleRestoreNoteRevision, p.revisions)},
 
 		{"GET /api/channels", Login, http.HandlerFunc(s.handleChannels)},
 		{"PUT /api/channels/{id}", Login, http.HandlerFunc(s.handlePutChannel)},
@@ -96,11 +97,11 @@ func (s *Server) Routes() []Route {
 		{"DELETE /api/servers/{id}", Login, http.HandlerFunc(s.handleDeleteServer)},
 
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
-		{"POST /api/reminders/{id}/cancel", Login, s.needReminders(s.handleCancelReminder)},
+		{"POST /api/reminders/{id}/cancel", Login, need(s.handleCancelReminder, p.reminders)},
 		{"GET /api/system/word-pool", Login, http.HandlerFunc(s.handleWordPool)},
-		{"POST /api/system/backfill-tags", Login, s.needMemory(s.handleBackfillTags)},
+		{"POST /api/system/backfill-tags", Login, need(s.handleBackfillTags, p.memory)},
 
-		{"/jobs/", Login, s.jobsHandler()},
+		{"/jobs/", Login, need(withCSRFScript(s.opts.Deps.Jobs).ServeHTTP, p.jobs)},
 	}
 	return append(rs, s.opts.Pages...)
 }
