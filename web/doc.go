@@ -1,5 +1,12 @@
-// Package web serves yorozu's HTTP side: liveness (/healthz), readiness
-// (/readyz) and metrics (/metrics) now, the admin page later. It is an
-// adapter like the Discord bot: it talks HTTP and hands work to the same
-// pipeline.
+// Package web is yorozu's admin adapter: the HTTP side of the bot. It
+// serves the admin page (its screens from html/template and embedded
+// static files), the JSON API those screens call, the chat screen's turns
+// as server-sent events, River's job UI under /jobs/, and the health
+// (/healthz, /readyz) and /metrics endpoints.
+//
+// Like the Discord bot it only translates: a turn typed on the page goes
+// to the same chat router, notes and memory to the same store, each through
+// a small interface in Deps. Every route is one line of the route table and
+// passes one middleware chain (panic recovery, login, CSRF on writes); a
+// part that is missing makes only its routes answer 503.
 package web

@@ -46,7 +46,6 @@ type Options struct {
 // Server is the HTTP side of yorozu.
 type Server struct {
 	opts     Options
-	started  time.Time
 	srv      *http.Server
 	throttle *throttle
 	lanes    lanes
@@ -82,7 +81,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("listen on %s (HTTP_ADDR): %w", s.opts.Addr, err)
 	}
 	s.mu.Lock()
-	s.ln, s.done, s.started = ln, make(chan struct{}), s.opts.Now()
+	s.ln, s.done = ln, make(chan struct{})
 	s.mu.Unlock()
 	go func() {
 		defer close(s.done)
