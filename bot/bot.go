@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -37,15 +37,11 @@ type Responder interface {
 	Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error
 }
 
-// CommandFunc handles one slash-command interaction. ctx ends when the bot
-// stops or the interaction token expires.
 // ReplyLog keeps the Discord message ids of a reply with its turn;
 // *memory.Memory satisfies it.
 type ReplyLog interface {
 	RecordReplyIDs(ctx context.Context, key memory.SessionKey, userMessageID string, replyIDs []string) error
 }
-
-type CommandFunc func(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate)
 
 // Options configure a Bot. Zero values get the documented defaults.
 type Options struct {
@@ -122,9 +118,8 @@ type Bot struct {
 	started  bool
 	stopping bool
 	commands []*discordgo.ApplicationCommand
-	handlers map[string]CommandFunc
-	complete map[string]CommandFunc // autocomplete, by command name
-	parents  map[string]string      // thread id -> parent channel ("" not a thread)
+	handlers map[string]commands.Command // by name
+	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected
@@ -233,8 +228,7 @@ func New(opts Options) (*Bot, error) {
 		loopCancel:    loopCancel,
 		dgLog:         dgLog,
 		queues:        map[string]*channelQueue{},
-		handlers:      map[string]CommandFunc{},
-		complete:      map[string]CommandFunc{},
+		handlers:      map[string]commands.Command{},
 		parents:       map[string]string{},
 		state:         StateStarting,
 		readySig:      make(chan struct{}, 1),
@@ -264,31 +258,6 @@ func (b *Bot) UserID() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.botID
-}
-
-// AddCommand registers a slash command, created (bulk-overwritten) globally
-// once connected, and its handler. Call it before Start.
-func (b *Bot) AddCommand(cmd *discordgo.ApplicationCommand, fn CommandFunc) {
-	b.mu.Lock()
-	b.commands = append(b.commands, cmd)
-	b.mu.Unlock()
-	b.HandleCommand(cmd.Name, fn)
-}
-
-// HandleCommand sets the handler for interactions of the named command.
-func (b *Bot) HandleCommand(name string, fn CommandFunc) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.handlers[name] = fn
-}
-
-// HandleAutocomplete sets the handler for the named command's autocomplete
-// interactions (type 4); it answers with RespondChoices. Discord waits
-// about 3 seconds for the choices.
-func (b *Bot) HandleAutocomplete(name string, fn CommandFunc) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.complete[name] = fn
 }
 
 // Stop closes the gateway, drops turns still waiting in channel queues, lets
@@ -341,71 +310,4 @@ func (b *Bot) recoverEvent(event string) {
 	if p := recover(); p != nil {
 		b.log.Error("discord event handler panic", "event", event, "panic", fmt.Sprint(p))
 	}
-}
-
-// recoverCommand keeps a panicking command handler from taking the process
-// down and tells the user it failed: as the interaction's response, or as a
-// follow-up when the handler had already answered (deferred).
-func (b *Bot) recoverCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, name string) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	b.log.Error("discord command handler panic", "command", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
-	defer cancel()
-	if err := RespondEphemeral(rctx, s, i, genericErrorReply); err == nil {
-		return
-	}
-	_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
-		Content: genericErrorReply, Flags: discordgo.MessageFlagsEphemeral,
-		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
-	}, discordgo.WithContext(rctx))
-	if err != nil {
-		b.log.Warn("discord command error notice failed", "command", name, "err", err)
-	}
-}
-
-func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
-	defer b.recoverEvent("interaction_create")
-	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
-		return
-	}
-	name := i.ApplicationCommandData().Name
-	autocomplete := i.Type == discordgo.InteractionApplicationCommandAutocomplete
-	if i.GuildID != "" && !b.servesGuild(i.GuildID) {
-		if !autocomplete {
-			b.goRespond(s, i, notServedReply)
-		}
-		return
-	}
-	b.mu.Lock()
-	fn, stopping := b.handlers[name], b.stopping
-	if autocomplete {
-		fn = b.complete[name]
-	}
-	if fn != nil && !stopping {
-		b.wg.Add(1)
-	}
-	b.mu.Unlock()
-	if fn == nil || stopping {
-		return
-	}
-	go func() {
-		defer b.wg.Done()
-		// An interaction token is valid for 15 minutes; choices are wanted
-		// within 3 seconds.
-		timeout := 15 * time.Minute
-		if autocomplete {
-			timeout = 3 * time.Second
-		}
-		ctx, cancel := context.WithTimeout(b.ctx, timeout)
-		defer cancel()
-		if autocomplete {
-			defer b.recoverEvent("autocomplete")
-		} else {
-			defer b.recoverCommand(ctx, s, i, name)
-		}
-		fn(ctx, s, i)
-	}()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -552,10 +553,11 @@ func TestSlashCommandRegisteredAndHandled(t *testing.T) {
 		t.Fatal(err)
 	}
 	handled := make(chan string, 1)
-	b.AddCommand(&discordgo.ApplicationCommand{Name: "ping", Description: "疎通確認"},
-		func(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate) {
-			handled <- i.ApplicationCommandData().Name
-		})
+	b.AddCommand(commands.Command{Name: "ping", Description: "疎通確認",
+		Run: func(_ context.Context, req commands.Request) commands.Reply {
+			handled <- req.Command
+			return commands.Text("pong")
+		}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := b.Start(ctx); err != nil {

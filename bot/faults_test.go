@@ -17,6 +17,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -349,9 +350,9 @@ func TestRefusedCommandsKeepTheBotAnswering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) {}
-	b.AddCommand(&discordgo.ApplicationCommand{Name: "ping", Description: "疎通確認"}, nop)
-	b.AddCommand(&discordgo.ApplicationCommand{Name: "broken", Description: "x"}, nop)
+	nop := func(context.Context, commands.Request) commands.Reply { return commands.Reply{} }
+	b.AddCommand(commands.Command{Name: "ping", Description: "疎通確認", Run: nop})
+	b.AddCommand(commands.Command{Name: "broken", Description: "x", Run: nop})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := b.Start(ctx); err != nil {

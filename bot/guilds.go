@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 )
 
 // dmCheckTTL is how long a DM user's membership of the allowed servers is
@@ -162,7 +163,7 @@ func (b *Bot) goRespond(s *discordgo.Session, i *discordgo.InteractionCreate, te
 		defer b.recoverEvent("interaction_response")
 		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 		defer cancel()
-		if err := RespondEphemeral(ctx, s, i, text); err != nil {
+		if err := respond(ctx, s, i, commands.Text(text)); err != nil {
 			b.log.Error("interaction response", "guild_id", i.GuildID, "err", err)
 		}
 	}()

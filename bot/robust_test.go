@@ -12,6 +12,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -128,10 +129,13 @@ func TestPanickingCommandAnswersWithAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	handled := make(chan struct{}, 1)
-	b.AddCommand(&discordgo.ApplicationCommand{Name: "boom", Description: "壊れたコマンド"},
-		func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) { panic("broken handler") })
-	b.AddCommand(&discordgo.ApplicationCommand{Name: "ping", Description: "疎通確認"},
-		func(context.Context, *discordgo.Session, *discordgo.InteractionCreate) { handled <- struct{}{} })
+	b.AddCommand(commands.Command{Name: "boom", Description: "壊れたコマンド",
+		Run: func(context.Context, commands.Request) commands.Reply { panic("broken handler") }})
+	b.AddCommand(commands.Command{Name: "ping", Description: "疎通確認",
+		Run: func(context.Context, commands.Request) commands.Reply {
+			handled <- struct{}{}
+			return commands.Text("pong")
+		}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := b.Start(ctx); err != nil {

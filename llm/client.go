@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
+	"time"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
@@ -42,14 +44,31 @@ type Client struct {
 var _ ChatClient = (*Client)(nil)
 
 // NewClient returns a client for the Ollama server at base, as
-// api.NewClient does.
+// api.NewClient does. A nil hc gets one with
+// bounded connects and kept-alive connections (httpClient).
 func NewClient(base *url.URL, hc *http.Client) *Client {
+	if hc == nil {
+		hc = httpClient()
+	}
 	return &Client{
 		Client: api.NewClient(base, hc),
 		base:   base,
 		http:   hc,
 		signed: envconfig.UseAuth() || base.Hostname() == "ollama.com",
 	}
+}
+
+// httpClient is the HTTP client yorozu reaches Ollama with. It has no
+// overall timeout, since a streamed answer (or a model loading) takes as
+// long as it takes and every call carries its own deadline; connecting
+// and the TLS handshake are bounded, and idle connections are kept for the
+// next turn.
+func httpClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.MaxIdleConnsPerHost = 8
+	return &http.Client{Transport: t}
 }
 
 // Chat posts req to /api/chat and calls fn with each response of the

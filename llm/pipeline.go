@@ -71,8 +71,11 @@ type Call struct {
 type Options struct {
 	// Client talks to Ollama. Required.
 	Client ChatClient
-	// Recorder receives every call; nil records nothing.
+	// Recorder keeps every chat call; nil keeps nothing.
 	Recorder Recorder
+	// Observe, when set, learns of every call, chat and embedding (for
+	// metrics). It must be quick.
+	Observe func(Call)
 	// Concurrency is the number of chat calls in flight across all turns;
 	// others wait in line. Default 1.
 	Concurrency int
@@ -96,6 +99,7 @@ type Options struct {
 type Pipeline struct {
 	client      ChatClient
 	recorder    Recorder
+	observer    func(Call)
 	logger      *slog.Logger
 	now         func() time.Time
 	callTimeout time.Duration
@@ -114,6 +118,7 @@ func New(opts Options) *Pipeline {
 	p := &Pipeline{
 		client:      opts.Client,
 		recorder:    opts.Recorder,
+		observer:    opts.Observe,
 		logger:      opts.Logger,
 		now:         opts.Now,
 		callTimeout: opts.CallTimeout,

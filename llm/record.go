@@ -14,8 +14,9 @@ import (
 // turn's context was cancelled, since failed calls are the ones worth keeping.
 const recordTimeout = 10 * time.Second
 
+// record hands one chat call to Observe and the Recorder.
 func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content string, calls []api.ToolCall, callErr error, at time.Time, latency, first time.Duration, m api.Metrics) {
-	if p.recorder == nil {
+	if p.recorder == nil && p.observer == nil {
 		return
 	}
 	body, err := requestJSON(req)
@@ -38,10 +39,21 @@ func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content str
 	if callErr != nil {
 		c.Err = callErr.Error()
 	}
+	p.observe(c)
+	if p.recorder == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := p.recorder.RecordCall(ctx, c); err != nil {
-		p.logger.ErrorContext(ctx, "record llm call", slog.String("model", req.Model), slog.Any("error", err))
+		p.logger.ErrorContext(ctx, "record llm call", slog.String("model", req.Model), slog.Any("err", err))
+	}
+}
+
+// observe hands c to Options.Observe, if set.
+func (p *Pipeline) observe(c Call) {
+	if p.observer != nil {
+		p.observer(c)
 	}
 }
 

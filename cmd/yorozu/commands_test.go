@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -30,6 +31,13 @@ func (h *harness) command(t *testing.T, i *discordgo.Interaction) string {
 	}
 	return r.Data.Content
 }
+
+// The refusals of /forget, and of /persona and /model, to someone without
+// the permission they need.
+var (
+	notAllowedReply = commands.Forget(nil, nil).Refusal
+	notManagerReply = (&commands.Channels{}).Persona().Refusal
+)
 
 func member(user string, perms int64) *discordgo.Member {
 	return &discordgo.Member{User: &discordgo.User{ID: user}, Permissions: perms}

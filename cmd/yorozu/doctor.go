@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/chat"
@@ -98,7 +96,7 @@ func doctor(ctx context.Context, getenv func(string) string, stdout io.Writer) e
 		get = settings.Get
 	}
 	doctorDiscord(ctx, c, cfg)
-	ollama := api.NewClient(cfg.OllamaHost, &http.Client{})
+	ollama := llm.NewClient(cfg.OllamaHost, nil)
 	checker := ollamaChecker{
 		host:         config.RedactURL(cfg.OllamaHost.String()),
 		version:      ollama.Version,

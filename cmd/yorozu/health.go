@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/web"
@@ -158,7 +155,7 @@ func (h *health) webChecks() []web.Check {
 // each model in force (the admin page may have changed them).
 func (a *app) startupChecks(ctx context.Context) []finding {
 	get := envSettings(a.cfg)
-	if s := a.chooser.settings.Load(); s != nil {
+	if s := a.settings; s != nil {
 		get = s.Get
 	}
 	fs := []finding{checkDataDir(a.cfg.DataDir)}
@@ -166,15 +163,14 @@ func (a *app) startupChecks(ctx context.Context) []finding {
 }
 
 func (a *app) ollamaChecker() ollamaChecker {
-	client := api.NewClient(a.cfg.OllamaHost, &http.Client{})
-	return ollamaChecker{host: config.RedactURL(a.cfg.OllamaHost.String()), version: client.Version, capabilities: a.llm.Capabilities}
+	return ollamaChecker{host: config.RedactURL(a.cfg.OllamaHost.String()), version: a.ollama.Version, capabilities: a.llm.Capabilities}
 }
 
 // startHealth runs the start-up checks in the background, again at once on
 // SIGHUP and when a model is changed on the admin page.
 func (a *app) startHealth(ctx context.Context) {
 	a.goSafe("start-up checks", func() { a.health.run(ctx) })
-	if s := a.chooser.settings.Load(); s != nil {
+	if s := a.settings; s != nil {
 		s.OnChange(func(key, _ string) {
 			if strings.HasSuffix(key, "_model") {
 				a.health.recheck()

@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -40,26 +37,28 @@ import (
 
 // app is everything serve runs, wired once by build.
 type app struct {
-	cfg     *config.Config
-	logger  *slog.Logger
-	db      *database
-	llm     *llm.Pipeline
-	tools   *tools.Registry
-	mcp     *mcp.Servers
-	memory  *memory.Memory
-	words   *wordpool.Spaces // the topic words of each space
-	router  *chat.Router
-	sched   *scheduler.Scheduler
-	weather *scheduler.Weather
-	tips    *scheduler.Tips
-	bot     *bot.Bot // nil when DISCORD_TOKEN is unset
-	web     *web.Server
-	jobsUI  *lazyJobsUI // River's UI under /jobs/, built on its first request
-	metrics *metrics.Metrics
-	chooser *modelChooser     // the router with the models in force; what both adapters call
-	search  *liveSearcher     // the search backend in force
-	limiter *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
-	health  *health           // DATA_DIR, Ollama and the models, checked in the background
+	cfg      *config.Config
+	logger   *slog.Logger
+	db       *database
+	ollama   *llm.Client // the one client every part reaches Ollama with
+	llm      *llm.Pipeline
+	tools    *tools.Registry
+	mcp      *mcp.Servers
+	memory   *memory.Memory
+	words    *wordpool.Spaces // the topic words of each space
+	router   *chat.Router
+	sched    *scheduler.Scheduler
+	weather  *scheduler.Weather
+	tips     *scheduler.Tips
+	bot      *bot.Bot // nil when DISCORD_TOKEN is unset
+	web      *web.Server
+	jobsUI   *lazyJobsUI // River's UI under /jobs/, built on its first request
+	metrics  *metrics.Metrics
+	chooser  *chat.Chooser     // the router with the persona and model in force; what both adapters call
+	settings *web.Settings     // the admin page's live settings; nil when they could not be read
+	search   *liveSearcher     // the search backend in force
+	limiter  *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
+	health   *health           // DATA_DIR, Ollama and the models, checked in the background
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -94,11 +93,11 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.metrics = a.newMetrics()
 	a.health = newHealth(a.startupChecks, logger)
-	ollama := llm.NewClient(cfg.OllamaHost, &http.Client{})
-	recorder := apiLogRecorder{pool: d.pool, metrics: a.metrics}
+	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
 	a.llm = llm.New(llm.Options{
-		Client:      ollama,
-		Recorder:    recorder,
+		Client:      a.ollama,
+		Recorder:    chat.CallLog{DB: d.pool},
+		Observe:     a.metrics.LLMCall,
 		Concurrency: cfg.LLMConcurrency,
 		ToolTimeout: cfg.ToolTimeout,
 		Logger:      logger,
@@ -107,7 +106,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.memory = memory.New(d.pool, memory.Options{
 		Location:     cfg.Location,
 		TokenBudget:  cfg.ContextTokenBudget,
-		Ollama:       background{Client: ollama, pipeline: a.llm, recorder: recorder, metrics: a.metrics, logger: logger},
+		Ollama:       a.llm.BackgroundClient(a.ollama),
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
@@ -122,7 +121,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
-	a.chooser = &modelChooser{router: a.router, channels: channelSettings{pool: d.pool, log: logger}}
+	a.chooser = &chat.Chooser{Router: a.router, Channels: d.pool, Logger: logger}
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
 
@@ -296,15 +295,27 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		return err
 	}
 	if a.bot != nil {
-		addRemindCommand(a.bot, a.sched.Reminders(), a.logger)
-		addMemoryCommands(a.bot, a.memory, cfg.Location, a.logger)
-		addStatsCommand(a.bot, a.metrics, a.db.pool, a.logger)
-		addChannelCommands(a.bot, &channelCommands{
-			pool: a.db.pool, models: api.NewClient(cfg.OllamaHost, &http.Client{}), parents: a.bot, log: a.logger,
-			defaultModel: a.defaultModel,
-		})
+		a.addCommands()
 	}
 	return nil
+}
+
+// addCommands gives the bot its slash commands.
+func (a *app) addCommands() {
+	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel, Log: a.logger}
+	for _, c := range []commands.Command{
+		commands.Remind(a.sched.Reminders(), a.logger),
+		commands.Forget(a.memory, a.logger),
+		commands.Memory(a.memory, a.cfg.Location, a.logger),
+		commands.Stats(commands.StatsOptions{
+			Live: func() commands.LiveStats { return commands.LiveStats(a.metrics.Stats()) },
+			DB:   a.db.pool, Log: a.logger,
+		}),
+		channels.Persona(),
+		channels.Model(),
+	} {
+		a.bot.AddCommand(c)
+	}
 }
 
 func (a *app) buildWeb(ctx context.Context) {
@@ -352,7 +363,7 @@ func (a *app) start(ctx context.Context) error {
 			a.logger.Error("weather catch-up", "err", err)
 		}
 	})
-	if s := a.chooser.settings.Load(); s != nil {
+	if s := a.settings; s != nil {
 		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger) })
 	}
 	a.goSafe("knowledge base sync at start", func() {
@@ -366,7 +377,7 @@ func (a *app) start(ctx context.Context) error {
 // defaultModel is the chat model in force: the admin page's setting, else
 // DEFAULT_MODEL.
 func (a *app) defaultModel() string {
-	if s := a.chooser.settings.Load(); s != nil {
+	if s := a.settings; s != nil {
 		if m := s.Get("default_model"); m != "" {
 			return m
 		}
@@ -455,104 +466,4 @@ func (d *database) close() {
 			d.logger.Warn("stop embedded postgres", "err", err)
 		}
 	}
-}
-
-// background is the Ollama client memory uses for its housekeeping
-// (summaries, tags, embeddings). Its chat calls wait for an LLM slot behind
-// the users' turns and are kept in api_logs like the pipeline's.
-type background struct {
-	*llm.Client
-	pipeline *llm.Pipeline
-	recorder llm.Recorder
-	metrics  *metrics.Metrics
-	logger   *slog.Logger
-}
-
-func (o background) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
-	var started time.Time
-	var first time.Duration
-	var content strings.Builder
-	var metrics api.Metrics
-	err := o.pipeline.Background(ctx, func(ctx context.Context) error {
-		started = time.Now()
-		return o.Client.Chat(ctx, req, func(r api.ChatResponse) error {
-			if first == 0 && r.Message.Content != "" {
-				first = time.Since(started)
-			}
-			content.WriteString(r.Message.Content)
-			if r.Done {
-				metrics = r.Metrics
-			}
-			return fn(r)
-		})
-	})
-	if started.IsZero() {
-		return err // never reached Ollama
-	}
-	body, _ := json.Marshal(req)
-	call := llm.Call{
-		Model: req.Model, Request: body, Response: content.String(), Latency: time.Since(started),
-		PromptTokens: metrics.PromptEvalCount, CompletionTokens: metrics.EvalCount, At: started,
-		Kind: llm.KindOf(ctx), Outcome: llm.Outcome(err), FirstToken: first, EvalDuration: metrics.EvalDuration,
-	}
-	err = llm.InterpretError(ctx, "chat", req.Model, err)
-	if err != nil {
-		call.Err = err.Error()
-	}
-	if rerr := o.recorder.RecordCall(context.WithoutCancel(ctx), call); rerr != nil {
-		o.logger.Warn("record background llm call", "model", req.Model, "err", rerr)
-	}
-	return err
-}
-
-// Embed reports a missing embedding model as the pipeline does: by name,
-// with the command that pulls it.
-func (o background) Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error) {
-	resp, err := o.Client.Embed(ctx, req)
-	if err != nil {
-		err = llm.InterpretError(ctx, "embed", req.Model, err)
-	}
-	call := llm.Call{Model: req.Model, Kind: llm.KindEmbed, Outcome: llm.Outcome(err)}
-	if err == nil {
-		call.PromptTokens = resp.PromptEvalCount
-	}
-	// Embeddings are many and small: counted, not kept in api_logs.
-	o.metrics.LLMCall(call)
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
-// apiLogRecorder keeps every LLM call in api_logs, with the turn it served,
-// and counts it.
-type apiLogRecorder struct {
-	pool    *pgxpool.Pool
-	metrics *metrics.Metrics
-}
-
-// RecordCall tags the row with the space of the turn (tools.Caller), or of
-// the background work or post it was for (llm.WithSpace), so the admin
-// page can tell whose call it was.
-func (r apiLogRecorder) RecordCall(ctx context.Context, c llm.Call) error {
-	r.metrics.LLMCall(c)
-	caller, _ := tools.CallerFrom(ctx)
-	space := caller.Space
-	if space == "" {
-		space = llm.SpaceOf(ctx)
-	}
-	return db.InsertAPILog(ctx, r.pool, db.APILogParams{
-		Space:            space,
-		TurnID:           chat.TurnID(ctx),
-		Kind:             c.Kind,
-		SessionKey:       caller.Session,
-		Model:            c.Model,
-		Request:          c.Request,
-		Response:         c.Response,
-		Error:            c.Err,
-		Latency:          c.Latency,
-		PromptTokens:     c.PromptTokens,
-		CompletionTokens: c.CompletionTokens,
-		CreatedAt:        c.At,
-	})
 }

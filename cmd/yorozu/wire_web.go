@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
-	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -24,14 +20,13 @@ import (
 // webDeps gives the admin page the parts it works on. A part that cannot be
 // built is logged and left out: its routes answer 503, the rest works.
 func (a *app) webDeps(ctx context.Context) web.Deps {
-	cfg := a.cfg
 	deps := web.Deps{
 		Chat:      a.chooser,
 		Memory:    a.memory,
 		Limiter:   a.limiter,
 		Reminders: a.sched.Reminders(),
 		Words:     a.words,
-		Models:    api.NewClient(cfg.OllamaHost, &http.Client{}),
+		Models:    a.ollama,
 		Revisions: a.memory,
 	}
 	a.jobsUI = a.newJobsUI()
@@ -42,7 +37,8 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		return deps
 	}
 	deps.Settings = settings
-	a.chooser.settings.Store(settings)
+	a.settings = settings
+	a.chooser.UseSettings(settings)
 	a.applySettings(settings, deps.Limiter)
 	settings.OnChange(func(key, value string) {
 		a.logger.Info("setting changed on the admin page", "key", key)
@@ -177,30 +173,6 @@ func (a *app) startWeb(ctx context.Context) error {
 	}
 	a.jobsUI.start(ctx)
 	return a.web.Start(ctx)
-}
-
-// modelChooser hands turns to the chat router with the model the settings
-// hold in force for their route (the page can change them while running).
-// Discord and the page both go through it.
-type modelChooser struct {
-	router   *chat.Router
-	settings atomic.Pointer[web.Settings]
-	channels channelSettings // a Discord channel's own persona and model
-}
-
-// Respond picks the model, unless the turn chose one or its channel has
-// one, and routes the turn.
-func (c *modelChooser) Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
-	route, _ := c.router.Match(req.Text)
-	req = c.channels.apply(ctx, req, route)
-	if s := c.settings.Load(); s != nil && req.Model == "" {
-		key := "default_model"
-		if route == "reminder" {
-			key = "reminder_model"
-		}
-		req.Model = s.Get(key)
-	}
-	return c.router.Respond(ctx, req, emit)
 }
 
 // liveSearcher is the web search backend in force; the settings can

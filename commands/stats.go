@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"context"
@@ -8,15 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
-
-	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/metrics"
 )
-
-// /stats joins the Discord adapter to the metrics and the database, so it
-// is wired here.
 
 // statsWindow is the period /stats sums up; reminderLateAfter is how late
 // a delivered reminder may be before /stats calls it late, the lateness at
@@ -26,45 +19,63 @@ const (
 	reminderLateAfter = time.Minute
 )
 
-// statsCommand is /stats: the last hour at a glance, only for the caller.
-var statsCommand = &discordgo.ApplicationCommand{
-	Name:        "stats",
-	Description: "The last hour: turns, time to first text, model speed, queue, reminders (only you see it)",
-	DescriptionLocalizations: &map[discordgo.Locale]string{
-		discordgo.Japanese: "直近1時間の応答数・最初の文字までの時間・生成速度・待ち・リマインダー (あなたにだけ見えます)",
-	},
+// LiveStats are the numbers only this process knows, over the last hour:
+// the process holding the Discord gateway answers every mention.
+// metrics.Stats converts to it.
+type LiveStats struct {
+	Window time.Duration
+	// TextTurns is the number of turns that showed text; FirstTextP50 and
+	// FirstTextP95 are over them, zero when there were none.
+	TextTurns                  int
+	FirstTextP50, FirstTextP95 time.Duration
+	// TokensPerSecond is zero when nothing was generated.
+	TokensPerSecond float64
+	QueueLength     int
+}
+
+// StatsOptions are what /stats reads.
+type StatsOptions struct {
+	Live func() LiveStats // this process's numbers
+	DB   db.Querier       // turns, tokens and reminders of every process
+	Now  func() time.Time // default time.Now
+	Log  *slog.Logger
+}
+
+// Stats is /stats: the last hour at a glance, only for the caller.
+func Stats(o StatsOptions) Command {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return Command{
+		Name:          "stats",
+		Description:   "The last hour: turns, time to first text, model speed, queue, reminders (only you see it)",
+		DescriptionJA: "直近1時間の応答数・最初の文字までの時間・生成速度・待ち・リマインダー (あなたにだけ見えます)",
+		Run: func(ctx context.Context, _ Request) Reply {
+			return Text(statsAnswer(ctx, o))
+		},
+	}
 }
 
 // statsNumbers is what /stats shows. Turns, tokens and reminders come from
 // the database, so every process sharing it agrees on them; times to first
-// text, the generation speed and the queue are this process's (the one
-// holding the Discord gateway, which answers every mention).
+// text, the generation speed and the queue are this process's.
 type statsNumbers struct {
-	local     metrics.Stats
+	local     LiveStats
 	turns     db.TurnCounts
 	reminders db.ReminderCounts
 }
 
-// addStatsCommand registers /stats on b.
-func addStatsCommand(b *bot.Bot, m *metrics.Metrics, q db.Querier, log *slog.Logger) {
-	b.AddCommand(statsCommand, func(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate) {
-		if err := bot.RespondEphemeral(ctx, s, i, statsAnswer(ctx, m, q, log)); err != nil {
-			log.Error("answer /stats", "interaction_id", i.ID, "err", err)
-		}
-	})
-}
-
-func statsAnswer(ctx context.Context, m *metrics.Metrics, q db.Querier, log *slog.Logger) string {
-	local := m.Stats()
-	since := time.Now().Add(-statsWindow)
-	turns, err := db.CountTurnsSince(ctx, q, since)
+func statsAnswer(ctx context.Context, o StatsOptions) string {
+	local := o.Live()
+	since := o.Now().Add(-statsWindow)
+	turns, err := db.CountTurnsSince(ctx, o.DB, since)
 	if err != nil {
-		log.Error("/stats", "err", err)
+		o.Log.Error("/stats", "err", err)
 		return "統計を読み込めませんでした。しばらくしてからもう一度お試しください。"
 	}
-	reminders, err := db.CountRemindersSince(ctx, q, since, reminderLateAfter)
+	reminders, err := db.CountRemindersSince(ctx, o.DB, since, reminderLateAfter)
 	if err != nil {
-		log.Error("/stats", "err", err)
+		o.Log.Error("/stats", "err", err)
 		return "統計を読み込めませんでした。しばらくしてからもう一度お試しください。"
 	}
 	return statsReply(statsNumbers{local: local, turns: turns, reminders: reminders})

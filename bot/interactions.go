@@ -1,0 +1,282 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/commands"
+)
+
+// Slash commands: package commands declares and answers them; this file
+// turns their declarations into Discord's application commands, and
+// interactions into commands.Requests and back.
+
+// maxChoices is how many autocomplete choices Discord shows.
+const maxChoices = 25
+
+// AddCommand declares a slash command, created (bulk-overwritten) globally
+// once connected, and answers its interactions. Call it before Start.
+func (b *Bot) AddCommand(c commands.Command) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.commands = append(b.commands, applicationCommand(c))
+	b.handlers[c.Name] = c
+}
+
+// applicationCommand is c as Discord declares it.
+func applicationCommand(c commands.Command) *discordgo.ApplicationCommand {
+	ac := &discordgo.ApplicationCommand{
+		Name:        c.Name,
+		Description: c.Description,
+		Options:     applicationOptions(c.Options),
+	}
+	if c.DescriptionJA != "" {
+		ac.DescriptionLocalizations = &map[discordgo.Locale]string{discordgo.Japanese: c.DescriptionJA}
+	}
+	if c.Visible != 0 {
+		p := discordPermissions(c.Visible)
+		ac.DefaultMemberPermissions = &p
+	}
+	return ac
+}
+
+var optionTypes = map[commands.OptionType]discordgo.ApplicationCommandOptionType{
+	commands.String:     discordgo.ApplicationCommandOptionString,
+	commands.Integer:    discordgo.ApplicationCommandOptionInteger,
+	commands.Boolean:    discordgo.ApplicationCommandOptionBoolean,
+	commands.Subcommand: discordgo.ApplicationCommandOptionSubCommand,
+}
+
+func applicationOptions(opts []commands.Option) []*discordgo.ApplicationCommandOption {
+	var out []*discordgo.ApplicationCommandOption
+	for _, o := range opts {
+		ao := &discordgo.ApplicationCommandOption{
+			Type:         optionTypes[o.Type],
+			Name:         o.Name,
+			Description:  o.Description,
+			Required:     o.Required,
+			Autocomplete: o.Autocomplete,
+			MinValue:     o.MinValue,
+			MaxLength:    o.MaxLength,
+			Options:      applicationOptions(o.Options),
+		}
+		if o.DescriptionJA != "" {
+			ao.DescriptionLocalizations = map[discordgo.Locale]string{discordgo.Japanese: o.DescriptionJA}
+		}
+		for _, c := range o.Choices {
+			ac := &discordgo.ApplicationCommandOptionChoice{Name: c.Name, Value: c.Value}
+			if c.NameJA != "" {
+				ac.NameLocalizations = map[discordgo.Locale]string{discordgo.Japanese: c.NameJA}
+			}
+			ao.Choices = append(ao.Choices, ac)
+		}
+		out = append(out, ao)
+	}
+	return out
+}
+
+// discordPermissions is p as Discord's permission bits.
+func discordPermissions(p commands.Permission) int64 {
+	var bits int64
+	if p&commands.ManageMessages != 0 {
+		bits |= discordgo.PermissionManageMessages
+	}
+	if p&commands.ManageChannels != 0 {
+		bits |= discordgo.PermissionManageChannels
+	}
+	return bits
+}
+
+// permissions is what the user of interaction i may do in its channel, as
+// Discord computed it for the interaction. A DM's user may do everything:
+// nobody else is there.
+func permissions(i *discordgo.InteractionCreate) commands.Permission {
+	switch {
+	case i.GuildID == "":
+		if i.User != nil {
+			return commands.All
+		}
+		return 0
+	case i.Member == nil:
+		return 0
+	case i.Member.Permissions&discordgo.PermissionAdministrator != 0:
+		return commands.All
+	}
+	var p commands.Permission
+	if i.Member.Permissions&discordgo.PermissionManageMessages != 0 {
+		p |= commands.ManageMessages
+	}
+	if i.Member.Permissions&discordgo.PermissionManageChannels != 0 {
+		p |= commands.ManageChannels
+	}
+	return p
+}
+
+// interactionUser is the id of the user who used interaction i ("" when
+// Discord sent none).
+func interactionUser(i *discordgo.InteractionCreate) string {
+	switch {
+	case i.Member != nil && i.Member.User != nil:
+		return i.Member.User.ID
+	case i.User != nil:
+		return i.User.ID
+	}
+	return ""
+}
+
+// request is interaction i as a plain commands.Request. Option values are
+// taken as sent; a number may arrive as a JSON number or a string.
+func request(i *discordgo.InteractionCreate) commands.Request {
+	data := i.ApplicationCommandData()
+	req := commands.Request{
+		Command:   data.Name,
+		Options:   map[string]any{},
+		UserID:    interactionUser(i),
+		GuildID:   i.GuildID,
+		ChannelID: i.ChannelID,
+		Perms:     permissions(i),
+	}
+	opts := data.Options
+	if len(opts) > 0 && opts[0] != nil && opts[0].Type == discordgo.ApplicationCommandOptionSubCommand {
+		req.Subcommand, opts = opts[0].Name, opts[0].Options
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		req.Options[o.Name] = optionValue(o)
+		if o.Focused {
+			req.Focused = o.Name
+		}
+	}
+	return req
+}
+
+func optionValue(o *discordgo.ApplicationCommandInteractionDataOption) any {
+	switch v := o.Value.(type) {
+	case float64:
+		if o.Type == discordgo.ApplicationCommandOptionInteger {
+			return int64(v)
+		}
+		return v
+	case string, bool:
+		return v
+	case nil:
+		return nil
+	}
+	return fmt.Sprint(o.Value)
+}
+
+func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
+	defer b.recoverEvent("interaction_create")
+	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
+		return
+	}
+	autocomplete := i.Type == discordgo.InteractionApplicationCommandAutocomplete
+	if i.GuildID != "" && !b.servesGuild(i.GuildID) {
+		if !autocomplete {
+			b.goRespond(s, i, notServedReply)
+		}
+		return
+	}
+	req := request(i)
+	b.mu.Lock()
+	c, ok := b.handlers[req.Command]
+	ok = ok && !b.stopping && (!autocomplete || c.Complete != nil)
+	if ok {
+		b.wg.Add(1)
+	}
+	b.mu.Unlock()
+	if !ok {
+		return
+	}
+	go func() {
+		defer b.wg.Done()
+		if autocomplete {
+			b.complete(s, i, c, req)
+			return
+		}
+		b.run(s, i, c, req)
+	}()
+}
+
+// run answers one use of c: the refusal when the user lacks what it
+// requires, else its reply.
+func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c commands.Command, req commands.Request) {
+	// An interaction token is valid for 15 minutes.
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
+	defer cancel()
+	defer b.recoverCommand(ctx, s, i, c.Name)
+	reply := commands.Text(c.Refusal)
+	if req.Can(c.Required(req.Subcommand)) {
+		reply = c.Run(ctx, req)
+	}
+	if err := respond(ctx, s, i, reply); err != nil {
+		b.log.Error("interaction response", "command", c.Name, "interaction_id", i.ID, "err", err)
+	}
+}
+
+// complete answers an autocomplete interaction with c's choices; Discord
+// wants them within 3 seconds.
+func (b *Bot) complete(s *discordgo.Session, i *discordgo.InteractionCreate, c commands.Command, req commands.Request) {
+	ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
+	defer cancel()
+	defer b.recoverEvent("autocomplete")
+	choices := []*discordgo.ApplicationCommandOptionChoice{}
+	for _, ch := range c.Complete(ctx, req) {
+		if len(choices) == maxChoices {
+			break
+		}
+		choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: ch.Name, Value: ch.Value})
+	}
+	err := s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+		Data: &discordgo.InteractionResponseData{Choices: choices},
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.log.Warn("autocomplete response", "command", c.Name, "err", err)
+	}
+}
+
+// respond answers interaction i with reply, mentioning nobody; only its
+// user sees it unless it is public.
+func respond(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, reply commands.Reply) error {
+	data := &discordgo.InteractionResponseData{
+		Content:         reply.Text,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}
+	if !reply.Public {
+		data.Flags = discordgo.MessageFlagsEphemeral
+	}
+	return s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: data,
+	}, discordgo.WithContext(ctx))
+}
+
+// recoverCommand keeps a panicking command handler from taking the process
+// down and tells the user it failed: as the interaction's response, or as a
+// follow-up when the handler had already answered.
+func (b *Bot) recoverCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, name string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	b.log.Error("discord command handler panic", "command", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+	defer cancel()
+	if err := respond(rctx, s, i, commands.Text(genericErrorReply)); err == nil {
+		return
+	}
+	_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+		Content: genericErrorReply, Flags: discordgo.MessageFlagsEphemeral,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}, discordgo.WithContext(rctx))
+	if err != nil {
+		b.log.Warn("discord command error notice failed", "command", name, "err", err)
+	}
+}

@@ -1,0 +1,190 @@
+package commands
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// Permission is a set of the permissions a command can need, as the
+// adapter learns them for the user and the channel of a Request.
+type Permission uint8
+
+// The permissions commands need. A server's administrators have all of
+// them; so has the user of a DM, where nobody else is.
+const (
+	// ManageMessages is needed to change a channel's memory (/forget) or
+	// others' reminders.
+	ManageMessages Permission = 1 << iota
+	// ManageChannels is needed to change a channel's persona or model.
+	ManageChannels
+
+	// All is every permission (an administrator, or a DM's user).
+	All = ManageMessages | ManageChannels
+)
+
+// OptionType is the kind of value an option takes.
+type OptionType int
+
+// The option types commands use.
+const (
+	String OptionType = iota + 1
+	Integer
+	Boolean
+	// Subcommand is an option that is a command of its own (/remind list):
+	// it has Options, not a value.
+	Subcommand
+)
+
+// Choice is one value offered for an option, by a fixed list or by
+// autocomplete.
+type Choice struct {
+	Name   string
+	NameJA string // optional Japanese name
+	Value  string
+}
+
+// Option declares one option (or subcommand) of a command.
+type Option struct {
+	Type          OptionType
+	Name          string
+	Description   string
+	DescriptionJA string // optional Japanese description
+	Required      bool
+	// Autocomplete asks the adapter to call the command's Complete while
+	// the user types this option.
+	Autocomplete bool
+	MinValue     *float64 // Integer: the least value (nil: none)
+	MaxLength    int      // String: the most characters (0: Discord's limit)
+	Choices      []Choice // a fixed list of values (nil: any)
+	// Options are a subcommand's own options.
+	Options []Option
+	// Require is what using this subcommand needs; zero means the
+	// command's Require applies.
+	Require Permission
+}
+
+// Command is one slash command: what the adapter declares, and the
+// handlers it calls.
+type Command struct {
+	Name          string
+	Description   string
+	DescriptionJA string // optional Japanese description
+	Options       []Option
+	// Visible is who sees the command by default (the adapter declares it
+	// as the command's default member permissions); zero: everyone.
+	// Servers can change who sees a command, so Require is what is checked.
+	Visible Permission
+	// Require is what using the command needs, checked by the adapter on
+	// every use (a subcommand's own Require wins); zero: nothing.
+	Require Permission
+	// Refusal is the reply to someone who lacks Require.
+	Refusal string
+	// Run answers one use of the command.
+	Run func(ctx context.Context, req Request) Reply
+	// Complete offers values for the option being typed (Request.Focused);
+	// nil when no option autocompletes. The adapter shows at most 25 and
+	// waits about 3 seconds for them.
+	Complete func(ctx context.Context, req Request) []Choice
+}
+
+// Subcommand returns the declaration of the named subcommand of c.
+func (c Command) Subcommand(name string) (Option, bool) {
+	for _, o := range c.Options {
+		if o.Type == Subcommand && o.Name == name {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// Required is what using subcommand sub of c needs.
+func (c Command) Required(sub string) Permission {
+	if o, ok := c.Subcommand(sub); ok && o.Require != 0 {
+		return o.Require
+	}
+	return c.Require
+}
+
+// Request is one use of a command.
+type Request struct {
+	Command    string
+	Subcommand string // "" when the command has none
+	// Options are the values given, by name: string, int64, float64 or
+	// bool. Read them with String, Int and Bool, which accept the other
+	// spellings a client may send.
+	Options map[string]any
+	// Focused is the option being typed, for Complete.
+	Focused string
+
+	UserID    string
+	GuildID   string // "" in a DM
+	ChannelID string // the channel, thread or DM the command came from
+	// Perms are what the user may do in that channel.
+	Perms Permission
+}
+
+// DM reports whether the command came from a direct message.
+func (r Request) DM() bool { return r.GuildID == "" }
+
+// Can reports whether the user has every permission in p.
+func (r Request) Can(p Permission) bool { return r.Perms&p == p }
+
+// String is the named option as trimmed text ("" when absent).
+func (r Request) String(name string) string {
+	switch v := r.Options[name].(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return ""
+}
+
+// Int is the named option as an integer (0 when absent or not a number).
+func (r Request) Int(name string) int64 {
+	switch v := r.Options[name].(type) {
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	case string:
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		return n
+	}
+	return 0
+}
+
+// Bool is the named option as a boolean (false when absent).
+func (r Request) Bool(name string) bool {
+	switch v := r.Options[name].(type) {
+	case bool:
+		return v
+	case string:
+		b, _ := strconv.ParseBool(strings.TrimSpace(v))
+		return b
+	}
+	return false
+}
+
+// Reply is a command's answer. It mentions nobody.
+type Reply struct {
+	Text string
+	// Public shows the reply to the whole channel; by default only the
+	// user who used the command sees it.
+	Public bool
+}
+
+// Text is a reply only its user sees.
+func Text(s string) Reply { return Reply{Text: s} }
+
+// maxReplyRunes is the most characters a reply's text may have (Discord's
+// limit on a message).
+const maxReplyRunes = 2000
+
+// unsupportedReply answers a subcommand the handler does not know.
+const unsupportedReply = "このコマンドには対応していません。"
