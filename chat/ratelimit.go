@@ -44,13 +44,6 @@ func (l *RateLimiter) Set(limit int, window time.Duration) {
 	clear(l.users)
 }
 
-// Limit returns the limit in force.
-func (l *RateLimiter) Limit() (int, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.limit, l.window
-}
-
 // Allow takes a turn for user at now if the user has one left. When not
 // allowed, notify is true the first time only, so a user hammering the bot
 // gets one notice per episode.

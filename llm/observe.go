@@ -10,7 +10,6 @@ import (
 const (
 	KindReply     = "reply"     // a user's turn (the default)
 	KindSummary   = "summary"   // folding old turns into a summary
-	KindTags      = "tags"      // tagging a turn
 	KindKnowledge = "knowledge" // turning web findings into knowledge
 	KindEmbed     = "embed"     // an embedding
 	KindJob       = "job"       // a scheduled post (weather, tips)

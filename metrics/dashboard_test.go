@@ -75,7 +75,7 @@ func exercised(t *testing.T) *prometheus.Registry {
 	if _, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "https://discord.com/api/v10/gateway", nil)); err != nil {
 		t.Fatal(err)
 	}
-	return m.Registry()
+	return m.reg
 }
 
 // TestDashboardQueriesExistingSeries: deploy/grafana/yorozu.json is a

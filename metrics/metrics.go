@@ -123,9 +123,6 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// Registry is the private registry, for tests that gather it directly.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
 // factory registers vectors in one registry.
 type factory struct{ reg *prometheus.Registry }
 

@@ -79,7 +79,7 @@ func TestUnknownToolsShareOneLabel(t *testing.T) {
 	// As the pipeline reports a tool it gave up on.
 	m.toolFinished(llm.ToolFinished{Name: "web_search", Err: fmt.Errorf("web_search %w after 60s", llm.ErrToolTimeout)})
 	m.toolFinished(llm.ToolFinished{Name: "web_search", Err: context.DeadlineExceeded})
-	fams, err := m.Registry().Gather()
+	fams, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -299,9 +299,6 @@ func (s *Scheduler) reminderTimeout() time.Duration { return 2*s.opts.SendTimeou
 // Reminders is the reminder service over this scheduler.
 func (s *Scheduler) Reminders() *Reminders { return &Reminders{s: s} }
 
-// Location is the time zone users read times in.
-func (s *Scheduler) Location() *time.Location { return s.opts.Location }
-
 func (s *Scheduler) now() time.Time { return s.opts.Now() }
 
 // minLevel drops records below min: River's info logs (client started,

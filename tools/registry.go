@@ -227,13 +227,6 @@ func (r *Registry) Names() []string {
 	return slices.Clone(r.names)
 }
 
-// Len returns how many tools are registered.
-func (r *Registry) Len() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.names)
-}
-
 // Call runs the tool name with args: Before hooks, Execute, After hooks. An
 // unknown name is an error wrapping ErrUnknownTool. Errors from the tool are
 // returned as they are, since they go back to the model as the result; a

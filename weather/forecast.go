@@ -84,17 +84,6 @@ type Forecast struct {
 	Overview string // overview text, paragraphs separated by blank lines
 }
 
-// Day returns the forecast for date's JST date.
-func (f *Forecast) Day(date time.Time) (Day, bool) {
-	y, m, d := date.In(JST).Date()
-	for _, day := range f.Days {
-		if dy, dm, dd := day.Date.Date(); dy == y && dm == m && dd == d {
-			return day, true
-		}
-	}
-	return Day{}, false
-}
-
 // eveningFrom is the JST hour from which the next daytime that matters is
 // tomorrow's: too late to hang washing out today.
 const eveningFrom = 15

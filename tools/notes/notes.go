@@ -20,9 +20,6 @@ const (
 	WriteName = "write_note"
 )
 
-// Names are the notes tools, for Registry.Subset.
-var Names = []string{ReadName, WriteName}
-
 // Store keeps the notes; *memory.Memory satisfies it.
 type Store interface {
 	Notes(ctx context.Context, space memory.Space) ([]db.NotePage, error)
