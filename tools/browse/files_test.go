@@ -10,7 +10,7 @@ import (
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
-	"github.com/yorozu-bot/yorozu/tools/page"
+	"github.com/yorozu-bot/yorozu/tools/page/pagetest"
 )
 
 func TestSearchAndFetchChain(t *testing.T) {
@@ -64,7 +64,7 @@ func TestSearchAndFetchChain(t *testing.T) {
 	}
 
 	t.Run("token bound to the session", func(t *testing.T) {
-		_, _, tok := page.ParseFooter(e.b.SearchAndFetch(t.Context(), req))
+		_, _, tok := pagetest.ParseFooter(e.b.SearchAndFetch(t.Context(), req))
 		r := req
 		r.Token, r.Session = tok, "discord:2"
 		if got, want := e.b.SearchAndFetch(t.Context(), r), "Invalid continuation token: token belongs to another conversation"; got != want {
@@ -125,7 +125,7 @@ func TestToolsThroughRegistry(t *testing.T) {
 		t.Errorf("scrape_url default max_chars not applied: %d runes", n)
 	}
 	out = call(ctx, "search_and_fetch", map[string]any{"query": "doc", "file_type": "pdf", "max_chars": 500, "session_id": "discord:evil"})
-	_, more, tok := page.ParseFooter(out)
+	_, more, tok := pagetest.ParseFooter(out)
 	if !more {
 		t.Fatalf("search_and_fetch not paged:\n%s", out)
 	}
@@ -164,7 +164,7 @@ func TestTrimmingKeepsFooter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			trimmed := llm.TrimResult(tc.out, 1000)
-			_, more, tok := page.ParseFooter(trimmed)
+			_, more, tok := pagetest.ParseFooter(trimmed)
 			if !more || tok == "" {
 				t.Fatalf("footer lost:\n%s", trimmed[max(0, len(trimmed)-300):])
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/page"
+	"github.com/yorozu-bot/yorozu/tools/page/pagetest"
 )
 
 var epoch = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -152,7 +153,7 @@ func walk(t *testing.T, first string, next func(token string) string) []string {
 		if i > 500 {
 			t.Fatal("paging chain does not end")
 		}
-		text, more, token := page.ParseFooter(res)
+		text, more, token := pagetest.ParseFooter(res)
 		out = append(out, text)
 		if !more {
 			return out

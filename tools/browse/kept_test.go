@@ -8,7 +8,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
-	"github.com/yorozu-bot/yorozu/tools/page"
+	"github.com/yorozu-bot/yorozu/tools/page/pagetest"
 )
 
 // memKeeper keeps documents in a map, per conversation.
@@ -69,7 +69,7 @@ func TestKeptDocuments(t *testing.T) {
 
 	// Each tool keeps what it fetched; continuing a page keeps nothing new.
 	first := b.Scrape(alice, e.url("/long.html"), 1000, "")
-	_, more, token := page.ParseFooter(first)
+	_, more, token := pagetest.ParseFooter(first)
 	if !more {
 		t.Fatal("long page came in one part")
 	}
@@ -126,7 +126,7 @@ func TestKeptDocuments(t *testing.T) {
 
 func tokenOf(t *testing.T, res string) string {
 	t.Helper()
-	_, more, token := page.ParseFooter(res)
+	_, more, token := pagetest.ParseFooter(res)
 	if !more {
 		t.Fatalf("no next token in %q", res)
 	}

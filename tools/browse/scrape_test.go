@@ -8,6 +8,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/page"
+	"github.com/yorozu-bot/yorozu/tools/page/pagetest"
 )
 
 func TestScrapeJapaneseCharsets(t *testing.T) {
@@ -132,7 +133,7 @@ func TestScrapeMessages(t *testing.T) {
 func TestContinuationTokenRejected(t *testing.T) {
 	e := newEnv(t, fetch.Options{})
 	u := e.url("/long.html")
-	_, _, tok := page.ParseFooter(e.b.Scrape(t.Context(), u, 500, ""))
+	_, _, tok := pagetest.ParseFooter(e.b.Scrape(t.Context(), u, 500, ""))
 	pdfTok, _ := e.signer.Sign("pdf_to_text", pdfToken{URL: u})
 	forged, _ := page.NewSigner([]byte("someone else"), nil).Sign("scrape_url", scrapeToken{URL: "http://169.254.169.254/"})
 	for _, tc := range []struct{ name, tool, token, want string }{

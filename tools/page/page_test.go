@@ -21,38 +21,6 @@ type scrapePayload struct {
 	Offset int    `json:"offset"`
 }
 
-func TestFooter(t *testing.T) {
-	for _, tc := range []struct {
-		name, text, token string
-		more              bool
-		want              string
-	}{
-		{"more", "abc", "tok", true, "abc\n\n---page-info---\nhas_more: true\nnext_token: tok"},
-		{"more after newline", "abc\n", "tok", true, "abc\n\n\n---page-info---\nhas_more: true\nnext_token: tok"},
-		{"empty text", "", "tok", true, "---page-info---\nhas_more: true\nnext_token: tok"},
-		{"text ending in blank lines", "abc\n\n", "tok", true, "abc\n\n\n\n---page-info---\nhas_more: true\nnext_token: tok"},
-		{"last page has no footer", "abc", "", false, "abc"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := WithFooter(tc.text, tc.more, tc.token)
-			if got != tc.want {
-				t.Fatalf("WithFooter = %q, want %q", got, tc.want)
-			}
-			text, more, token := ParseFooter(got)
-			if text != tc.text || more != tc.more || token != tc.token {
-				t.Errorf("ParseFooter = %q, %v, %q", text, more, token)
-			}
-		})
-	}
-}
-
-func TestParseTrimmedFooter(t *testing.T) {
-	text, more, tok := ParseFooter("abc…[tool result truncated]\n---page-info---\nhas_more: true\nnext_token: t1")
-	if text != "abc…[tool result truncated]" || !more || tok != "t1" {
-		t.Errorf("ParseFooter = %q, %v, %q", text, more, tok)
-	}
-}
-
 func TestTokenRoundTrip(t *testing.T) {
 	s := NewSigner(testSecret, func() time.Time { return epoch })
 	in := scrapePayload{URL: "https://例え.jp/ページ?q=<&>", Offset: 4000}
