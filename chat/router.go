@@ -23,7 +23,9 @@ func (f HandlerFunc) Handle(ctx context.Context, req Request, emit func(llm.Even
 	return f(ctx, req, emit)
 }
 
-// Keywords of the routes in DESIGN.md, in the order they are tried.
+// Keywords of the keyword routes, listed in the order the bot adds them and
+// so tries them: a reminder first, so that 「雨の日に傘を忘れないように」 is a
+// reminder rather than the weather.
 var (
 	ReminderKeywords  = []string{"リマインド", "忘れないように", "覚えといて", "アラーム", "remind"}
 	SmalltalkKeywords = []string{"どうでもいい", "雑談", "暇"}

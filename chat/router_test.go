@@ -21,7 +21,7 @@ func named(name string, got *string) Handler {
 func TestRouterOrder(t *testing.T) {
 	var got string
 	r := NewRouter(named("chat", &got))
-	// Added in the order of DESIGN.md; first match wins.
+	// Added in the order the bot adds them; first match wins.
 	for _, rt := range []struct {
 		name string
 		kw   []string

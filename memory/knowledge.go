@@ -79,7 +79,7 @@ type LearnInput struct {
 }
 
 // Learn summarises a search result into a knowledge entry, stores it with
-// its sources, writes its file and indexes it. It is what KnowledgeHook runs.
+// its sources, writes its file and indexes it. It is what LearnLater runs.
 func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, error) {
 	space, err := m.space(ctx, in.Space)
 	if err != nil {
