@@ -19,13 +19,13 @@ import (
 )
 
 const (
-	// PasswordSettingKey is where the admin password's bcrypt hash is kept
+	// passwordSettingKey is where the admin password's bcrypt hash is kept
 	// in app_settings.
-	PasswordSettingKey = "admin_password_bcrypt"
+	passwordSettingKey = "admin_password_bcrypt"
 	// MinPasswordLength is the shortest password set-password accepts.
 	MinPasswordLength = 8
-	// SessionIdle ends a login that made no request for this long.
-	SessionIdle = 30 * 24 * time.Hour
+	// sessionIdle ends a login that made no request for this long.
+	sessionIdle = 30 * 24 * time.Hour
 	// sessionCookie names the login cookie.
 	sessionCookie = "yorozu_session"
 	// touchEvery bounds how often a session's last_seen_at is written.
@@ -39,7 +39,7 @@ const (
 // password returned so the caller prints it once. Several processes starting
 // at once agree on one password; only the one that stored it gets it back.
 func EnsurePassword(ctx context.Context, q db.Querier, envPassword string) (generated string, err error) {
-	stored, err := db.Setting(ctx, q, PasswordSettingKey)
+	stored, err := db.Setting(ctx, q, passwordSettingKey)
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
 		return "", err
 	}
@@ -51,7 +51,7 @@ func EnsurePassword(ctx context.Context, q db.Querier, envPassword string) (gene
 		if err != nil {
 			return "", fmt.Errorf("ADMIN_PASSWORD: %w", err)
 		}
-		return "", db.SetSetting(ctx, q, PasswordSettingKey, hash)
+		return "", db.SetSetting(ctx, q, passwordSettingKey, hash)
 	}
 	if stored != nil {
 		return "", nil
@@ -61,7 +61,7 @@ func EnsurePassword(ctx context.Context, q db.Querier, envPassword string) (gene
 	if err != nil {
 		return "", err
 	}
-	got, err := db.EnsureSetting(ctx, q, PasswordSettingKey, hash)
+	got, err := db.EnsureSetting(ctx, q, passwordSettingKey, hash)
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +81,7 @@ func SetPassword(ctx context.Context, q db.Querier, password string) error {
 	if err != nil {
 		return err
 	}
-	if err := db.SetSetting(ctx, q, PasswordSettingKey, hash); err != nil {
+	if err := db.SetSetting(ctx, q, passwordSettingKey, hash); err != nil {
 		return err
 	}
 	_, err = db.DeleteAdminSessions(ctx, q)
@@ -122,7 +122,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (db.AdminSessio
 	}
 	now := s.opts.Now()
 	hash := hashToken(c.Value)
-	sess, err := db.LiveAdminSession(r.Context(), s.opts.Pool, hash, now.Add(-SessionIdle))
+	sess, err := db.LiveAdminSession(r.Context(), s.opts.Pool, hash, now.Add(-sessionIdle))
 	if err != nil {
 		if !errors.Is(err, db.ErrNotFound) {
 			s.opts.Logger.Error("admin session lookup", "err", err)
@@ -133,7 +133,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (db.AdminSessio
 		if err := db.TouchAdminSession(r.Context(), s.opts.Pool, hash, now); err != nil {
 			s.opts.Logger.Warn("touch admin session", "err", err)
 		} else {
-			s.setCookie(w, r, c.Value, SessionIdle)
+			s.setCookie(w, r, c.Value, sessionIdle)
 		}
 	}
 	return sess, true
@@ -203,7 +203,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "データベースがありません。")
 		return
 	}
-	hash, err := db.Setting(r.Context(), s.opts.Pool, PasswordSettingKey)
+	hash, err := db.Setting(r.Context(), s.opts.Pool, passwordSettingKey)
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
 		s.opts.Logger.Error("read admin password", "err", err)
 		writeError(w, http.StatusServiceUnavailable, "データベースに接続できません。")
@@ -225,10 +225,10 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "データベースに接続できません。")
 		return
 	}
-	if _, err := db.PruneAdminSessions(r.Context(), s.opts.Pool, now.Add(-SessionIdle)); err != nil {
+	if _, err := db.PruneAdminSessions(r.Context(), s.opts.Pool, now.Add(-sessionIdle)); err != nil {
 		s.opts.Logger.Warn("prune admin sessions", "err", err)
 	}
-	s.setCookie(w, r, token, SessionIdle)
+	s.setCookie(w, r, token, sessionIdle)
 	writeJSON(w, http.StatusOK, csrfResponse{CSRFToken: csrf})
 }
 

@@ -159,16 +159,16 @@ func TestSessionExpiresAfterThirtyIdleDays(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	ts := newTestServer(t, Options{Now: func() time.Time { return now }})
 	c := ts.login(t)
-	now = now.Add(SessionIdle - time.Hour)
+	now = now.Add(sessionIdle - time.Hour)
 	if code := c.call("GET", "/api/me", nil, nil); code != http.StatusOK {
 		t.Fatalf("after 29 days 23 hours = %d, want 200", code)
 	}
 	// That request moved the idle deadline.
-	now = now.Add(SessionIdle - time.Hour)
+	now = now.Add(sessionIdle - time.Hour)
 	if code := c.call("GET", "/api/me", nil, nil); code != http.StatusOK {
 		t.Fatalf("a used session = %d, want 200", code)
 	}
-	now = now.Add(SessionIdle + time.Second)
+	now = now.Add(sessionIdle + time.Second)
 	if code := c.call("GET", "/api/me", nil, nil); code != http.StatusUnauthorized {
 		t.Errorf("after 30 idle days = %d, want 401", code)
 	}
@@ -181,7 +181,7 @@ func TestEnsureAndSetPassword(t *testing.T) {
 	if err != nil || len(pw) < 16 {
 		t.Fatalf("generated = %q, %v", pw, err)
 	}
-	stored, _ := db.Setting(ctx, pool, PasswordSettingKey)
+	stored, _ := db.Setting(ctx, pool, passwordSettingKey)
 	if strings.Contains(string(stored), pw) || !strings.HasPrefix(string(stored), "$2") {
 		t.Fatalf("stored %q is not a bcrypt hash", stored)
 	}

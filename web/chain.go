@@ -24,7 +24,7 @@ const csrfHeader = "X-CSRF-Token"
 // registered any other way.
 func (s *Server) mux() http.Handler {
 	mux := http.NewServeMux()
-	for _, rt := range s.Routes() {
+	for _, rt := range s.routes() {
 		mux.Handle(rt.Pattern, s.chain(rt))
 	}
 	// Unknown paths still get the security headers.

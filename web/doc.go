@@ -5,8 +5,8 @@
 // (/healthz, /readyz) and /metrics endpoints.
 //
 // Like the Discord bot it only translates: a turn typed on the page goes
-// to the same chat router, notes and memory to the same store, each through
-// a small interface in Deps. Every route is one line of the route table and
+// to the same chat router, notes and memory to the same store, each part
+// given in Deps by cmd/yorozu. Every route is one line of the route table and
 // passes one middleware chain (panic recovery, login, CSRF on writes); a
 // part that is missing makes only its routes answer 503.
 package web

@@ -30,9 +30,9 @@ type Route struct {
 	Handler http.Handler
 }
 
-// Routes is the route table: every endpoint of the server, the pages
+// routes is the route table: every endpoint of the server, the pages
 // included. To add an endpoint, add a line here.
-func (s *Server) Routes() []Route {
+func (s *Server) routes() []Route {
 	p := s.opts.Deps.parts()
 	rs := []Route{
 		{"GET /healthz", Open, http.HandlerFunc(s.handleHealthz)},

@@ -45,7 +45,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 func TestEveryRouteNeedsLoginAndCSRF(t *testing.T) {
 	// The real pages, as serve registers them.
 	ts := newTestServer(t, Options{Pages: PageRoutes()})
-	routes := ts.Routes()
+	routes := ts.routes()
 	if len(routes) < len(screens)+40 {
 		t.Fatalf("only %d routes", len(routes))
 	}
@@ -185,7 +185,7 @@ func TestEveryJSONRouteRefusesBadBodies(t *testing.T) {
 	}
 	before := count()
 	seen := map[string]bool{}
-	for _, rt := range a.Routes() {
+	for _, rt := range a.routes() {
 		method, path, ok := strings.Cut(rt.Pattern, " ")
 		if !ok || !isWrite(method) || method == http.MethodDelete || noJSONBody[rt.Pattern] {
 			continue
@@ -230,7 +230,7 @@ func TestEveryJSONRouteRefusesBadBodies(t *testing.T) {
 func TestEveryRouteWithAnIDAnswers404(t *testing.T) {
 	a := newAPI(t)
 	n := 0
-	for _, rt := range a.Routes() {
+	for _, rt := range a.routes() {
 		method, path, ok := strings.Cut(rt.Pattern, " ")
 		if !ok || !strings.Contains(path, "{") {
 			continue

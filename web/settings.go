@@ -189,10 +189,10 @@ type errSetting struct {
 
 func (e *errSetting) Error() string { return e.Key + ": " + e.Msg }
 
-// Update applies changes: a value sets the key, nil resets it to the
+// update applies changes: a value sets the key, nil resets it to the
 // environment's. Every value is checked first; one bad value changes
 // nothing (the error is an *errSetting naming the key).
-func (s *Settings) Update(ctx context.Context, changes map[string]*string) error {
+func (s *Settings) update(ctx context.Context, changes map[string]*string) error {
 	keys := make([]string, 0, len(changes))
 	for k := range changes {
 		keys = append(keys, k)
@@ -334,7 +334,7 @@ func (s *Server) handlePutSettings(w http.ResponseWriter, r *http.Request) {
 		changes[k] = val
 	}
 	var bad *errSetting
-	err := s.opts.Deps.Settings.Update(r.Context(), changes)
+	err := s.opts.Deps.Settings.update(r.Context(), changes)
 	if errors.As(err, &bad) {
 		writeFieldError(w, bad.Key, bad.Msg)
 		return

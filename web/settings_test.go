@@ -49,7 +49,7 @@ func TestSettingsFollowOtherProcesses(t *testing.T) {
 	// The listener may not be listening yet: repeat the change until it is
 	// seen (each Update notifies).
 	waitFor("the new schedule", func() bool {
-		if err := here.Update(ctx, map[string]*string{"weather_cron": &cron}); err != nil {
+		if err := here.update(ctx, map[string]*string{"weather_cron": &cron}); err != nil {
 			t.Fatal(err)
 		}
 		return there.Get("weather_cron") == cron
@@ -60,7 +60,7 @@ func TestSettingsFollowOtherProcesses(t *testing.T) {
 	}
 	mu.Unlock()
 	// A reset to the environment's value travels too.
-	if err := here.Update(ctx, map[string]*string{"weather_cron": nil}); err != nil {
+	if err := here.update(ctx, map[string]*string{"weather_cron": nil}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the reset", func() bool { return there.Get("weather_cron") == "30 6 * * *" })
