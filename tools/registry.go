@@ -151,8 +151,9 @@ func (r *Registry) Register(t Tool) error {
 	return nil
 }
 
-// MustRegister registers tools and panics on the first error; for start-up
-// wiring where a clash is a programming error.
+// MustRegister registers tools and panics on the first error: for a fixed
+// set of tools where a clash is a programming error, as in tests. Wiring
+// that may meet a clash (MCP servers' tools) uses Register.
 func (r *Registry) MustRegister(tools ...Tool) {
 	for _, t := range tools {
 		if err := r.Register(t); err != nil {
