@@ -1,12 +1,63 @@
+// Attachments: files uploaded with a message (multipart/form-data) and
+// files the fake serves as Discord's CDN would.
+
 package discordtest
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/bwmarrin/discordgo"
 )
+
+// Attachment is a file sent with a message as multipart/form-data.
+type Attachment struct {
+	Filename    string
+	ContentType string
+	Data        []byte
+}
+
+// readBody returns a request's JSON body; for multipart/form-data (a
+// message with files) that is the payload_json part, and the files[n] parts
+// are returned beside it, as Discord reads them.
+func readBody(r *http.Request) (json.RawMessage, []Attachment, error) {
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		b, err := io.ReadAll(r.Body)
+		return b, nil, err
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	var body json.RawMessage
+	var files []Attachment
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return body, files, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("multipart: %w", err)
+		}
+		data, err := io.ReadAll(part)
+		if err != nil {
+			return nil, nil, fmt.Errorf("multipart part %q: %w", part.FormName(), err)
+		}
+		switch name := part.FormName(); {
+		case name == "payload_json":
+			body = data
+		case strings.HasPrefix(name, "files["):
+			files = append(files, Attachment{Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Data: data})
+		default:
+			return nil, nil, fmt.Errorf("unknown form field %q", name)
+		}
+	}
+}
 
 // servedFile is a file the fake serves as Discord's CDN would.
 type servedFile struct {
