@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/yorozu-bot/yorozu/health"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -65,10 +67,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return migrate(ctx, getenv, stdout, stderr)
 	case "doctor":
-		if done, err := parseFlags("doctor", doctorSummary, rest, stdout, stderr); done || err != nil {
+		if done, err := parseFlags("doctor", health.DoctorSummary, rest, stdout, stderr); done || err != nil {
 			return err
 		}
-		return doctor(ctx, getenv, stdout)
+		return health.Doctor(ctx, health.DoctorOptions{Getenv: getenv, Stdout: stdout, Version: version, Settings: settingDefs})
 	case "version":
 		if done, err := parseFlags("version", "print the version and exit", rest, stdout, stderr); done || err != nil {
 			return err
@@ -81,7 +83,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if done, err := parseFlags("healthcheck", "ask the yorozu serving HTTP_ADDR on this host for /readyz and exit 0 only when it is ready (for a container health check)", rest, stdout, stderr); done || err != nil {
 			return err
 		}
-		return healthcheck(ctx, getenv, stdout, stderr)
+		cfg, _, err := setup(getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return health.Probe(ctx, cfg.HTTPAddr, stdout)
 	case "admin":
 		return adminCmd(ctx, rest, getenv, os.Stdin, stdout, stderr)
 	case "help":

@@ -18,6 +18,7 @@ import (
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/health"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
@@ -58,7 +59,7 @@ type app struct {
 	settings *web.Settings     // the admin page's live settings; nil when they could not be read
 	search   *liveSearcher     // the search backend in force
 	limiter  *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
-	health   *health           // DATA_DIR, Ollama and the models, checked in the background
+	health   *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
 
 	// gatewayLock is held while this process holds the Discord gateway;
 	// standby is set while another process does.
@@ -92,7 +93,6 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.metrics = a.newMetrics()
-	a.health = newHealth(a.startupChecks, logger)
 	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
 	a.llm = llm.New(llm.Options{
 		Client:      a.ollama,
@@ -102,6 +102,11 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		ToolTimeout: cfg.ToolTimeout,
 		Logger:      logger,
 		QueueWait:   a.metrics.QueueWait,
+	})
+	a.health = health.NewChecker(health.CheckerOptions{
+		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(),
+		Version: a.ollama.Version, Capabilities: a.llm.Capabilities,
+		Setting: a.setting, EmbedModel: cfg.EmbedModel, Logger: logger,
 	})
 	a.memory = memory.New(d.pool, memory.Options{
 		Location:     cfg.Location,
@@ -329,7 +334,7 @@ func (a *app) buildWeb(ctx context.Context) {
 			return err
 		}},
 	}
-	checks = append(checks, a.health.webChecks()...)
+	checks = append(checks, a.health.Checks()...)
 	checks = append(checks, a.discordChecks()...)
 	a.web = web.New(web.Options{
 		Addr:          a.cfg.HTTPAddr,
@@ -346,7 +351,8 @@ func (a *app) buildWeb(ctx context.Context) {
 // start serves: HTTP first (so /healthz answers while the rest comes up),
 // then Discord, then the job queue, which may deliver through Discord.
 func (a *app) start(ctx context.Context) error {
-	a.startHealth(ctx)
+	a.goSafe("start-up checks", func() { a.health.Run(ctx) })
+	onHangup(ctx, a.health.Recheck)
 	if err := a.startWeb(ctx); err != nil {
 		return err
 	}
@@ -372,6 +378,15 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	return nil
+}
+
+// setting is a setting in force by its admin page key: the page's value,
+// else the environment's.
+func (a *app) setting(key string) string {
+	if s := a.settings; s != nil {
+		return s.Get(key)
+	}
+	return health.EnvSettings(settingDefs(a.cfg))(key)
 }
 
 // defaultModel is the chat model in force: the admin page's setting, else

@@ -31,7 +31,7 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 	}
 	a.jobsUI = a.newJobsUI()
 	deps.Jobs = a.jobsUI
-	settings, err := web.NewSettings(ctx, a.db.pool, a.settingDefs())
+	settings, err := web.NewSettings(ctx, a.db.pool, settingDefs(a.cfg))
 	if err != nil {
 		a.logger.Error("settings page unavailable; environment values are used", "err", err)
 		return deps
@@ -43,6 +43,9 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 	settings.OnChange(func(key, value string) {
 		a.logger.Info("setting changed on the admin page", "key", key)
 		a.applySettings(settings, deps.Limiter)
+		if strings.HasSuffix(key, "_model") {
+			a.health.Recheck()
+		}
 	})
 	return deps
 }
@@ -95,8 +98,7 @@ func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
 // settingDefs lists what the admin page may change, the environment giving
 // each default. Every one takes effect at once, on every process sharing the
 // database.
-func (a *app) settingDefs() []web.SettingDef {
-	cfg := a.cfg
+func settingDefs(cfg *config.Config) []web.SettingDef {
 	notEmpty := func(v string) error {
 		if v == "" {
 			return errors.New("空にはできません（環境変数の値に戻すには null を送ってください）")

@@ -1,4 +1,4 @@
-package main
+package health
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 	"github.com/yorozu-bot/yorozu/web"
 )
 
-// doctorSummary is what `yorozu doctor -h` says it does.
-const doctorSummary = "check the setup and print a checklist: the settings, DATA_DIR, the database,\n" +
+// DoctorSummary is what `yorozu doctor -h` says it does.
+const DoctorSummary = "check the setup and print a checklist: the settings, DATA_DIR, the database,\n" +
 	"Discord, Ollama and the models, the search backend, JMA, where the scheduled\n" +
 	"posts go, MCP_SERVERS. ✅ fine, ⚠️ worked around, ❌ to fix (the fix follows).\n" +
 	"It changes nothing and posts nothing; the exit status is 1 when something is ❌"
@@ -71,10 +71,21 @@ func (c *checklist) finish() error {
 	return nil
 }
 
-// doctor runs every check serve depends on and prints the checklist. It
+// DoctorOptions are what `yorozu doctor` reads and where it writes.
+type DoctorOptions struct {
+	Getenv  func(string) string
+	Stdout  io.Writer
+	Version string // yorozu's, for the User-Agent and MCP's handshake
+	// Settings are the admin page's settings of a configuration.
+	Settings func(cfg *config.Config) []web.SettingDef
+}
+
+// Doctor runs every check serve depends on and prints the checklist. It
 // applies no migration, starts no embedded database, registers no command
-// and posts nothing: it only reads and connects.
-func doctor(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+// and posts nothing: it only reads and connects. The error says how many
+// problems there are to fix.
+func Doctor(ctx context.Context, o DoctorOptions) error {
+	getenv, stdout, version := o.Getenv, o.Stdout, o.Version
 	c := &checklist{w: stdout}
 	fmt.Fprintln(stdout, "yorozu doctor: 設定と接続を確かめます (何も変更せず、何も投稿しません) / checking the setup (nothing is changed or posted)")
 	fmt.Fprintln(stdout)
@@ -87,8 +98,9 @@ func doctor(ctx context.Context, getenv func(string) string, stdout io.Writer) e
 	c.add(finding{message: "環境変数の設定は正しく読めます / the settings in the environment are valid"})
 	c.add(checkDataDir(cfg.DataDir))
 
-	get := envSettings(cfg)
-	pool, settings := doctorDatabase(ctx, c, cfg)
+	defs := o.Settings(cfg)
+	get := EnvSettings(defs)
+	pool, settings := doctorDatabase(ctx, c, cfg, defs)
 	if pool != nil {
 		defer pool.Close()
 	}
@@ -105,22 +117,22 @@ func doctor(ctx context.Context, getenv func(string) string, stdout io.Writer) e
 	for _, f := range checker.check(ctx, modelsInForce(get, cfg.EmbedModel)) {
 		c.add(f)
 	}
-	c.add(doctorSearch(ctx, get))
+	c.add(doctorSearch(ctx, get, version))
 	c.add(doctorJMA(ctx, cfg))
 	for _, f := range doctorPosts(ctx, cfg, get) {
 		c.add(f)
 	}
-	for _, f := range doctorMCP(ctx, cfg) {
+	for _, f := range doctorMCP(ctx, cfg, version) {
 		c.add(f)
 	}
 	return c.finish()
 }
 
-// envSettings is a setting in force by its admin page key, as the
+// EnvSettings is a setting in force by its admin page key, as the
 // environment gives it (used when the page's settings cannot be read).
-func envSettings(cfg *config.Config) func(string) string {
+func EnvSettings(defs []web.SettingDef) func(string) string {
 	values := map[string]string{}
-	for _, d := range (&app{cfg: cfg}).settingDefs() {
+	for _, d := range defs {
 		values[d.Key] = d.Default
 	}
 	return func(key string) string { return values[key] }
@@ -131,7 +143,7 @@ func envSettings(cfg *config.Config) func(string) string {
 // returned, to check the values in force. Without DATABASE_URL it says what
 // serve would do and returns nothing: starting the embedded database would
 // create it, and it may be running under serve right now.
-func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config) (*pgxpool.Pool, *web.Settings) {
+func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config, defs []web.SettingDef) (*pgxpool.Pool, *web.Settings) {
 	if cfg.DatabaseURL == "" {
 		desc, err := db.DescribeEmbedded(cfg.DataDir)
 		switch {
@@ -185,7 +197,7 @@ func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config) (*pgx
 		return pool, nil
 	}
 	c.add(finding{message: fmt.Sprintf("マイグレーションは最新です / the migrations are current (%d of yorozu's, and the job queue's)", applied)})
-	settings, err := web.NewSettings(cctx, pool, (&app{cfg: cfg}).settingDefs())
+	settings, err := web.NewSettings(cctx, pool, defs)
 	if err != nil {
 		c.add(finding{level: levelWarn, message: "管理ページの設定を読めません (環境変数の値で確かめます) / cannot read the admin page's settings (checking the environment's values): " + err.Error()})
 		return pool, nil
@@ -224,7 +236,7 @@ func discordOptions(cfg *config.Config) bot.Options {
 // doctorSearch runs one query on the search backend in force, as the
 // web_search tool would (the backend is the operator's choice, reached with
 // an ordinary client, as in serve).
-func doctorSearch(ctx context.Context, get func(string) string) finding {
+func doctorSearch(ctx context.Context, get func(string) string, version string) finding {
 	backend := get("search_backend")
 	f := finding{group: "search", label: "search " + backend}
 	searcher, err := browse.NewSearcher(browse.SearchOptions{Backend: backend, BaseURL: get("searxng_url"), APIKey: get("tavily_api_key"), UserAgent: fetch.UserAgent(version)})
@@ -343,7 +355,7 @@ type nobody struct{}
 func (nobody) Respond(context.Context, chat.Request, func(llm.Event) error) error { return nil }
 
 // doctorMCP starts each MCP server, lists its tools and stops it again.
-func doctorMCP(ctx context.Context, cfg *config.Config) []finding {
+func doctorMCP(ctx context.Context, cfg *config.Config, version string) []finding {
 	if len(cfg.MCPServers) == 0 {
 		return []finding{{message: "MCP_SERVERS: なし / none configured"}}
 	}

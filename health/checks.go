@@ -1,4 +1,4 @@
-package main
+package health
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 )
 
 // The checks here are shared by serve, which runs them in the background and
-// shows them in the log, /readyz and the admin page's status (health.go),
+// shows them in the log, /readyz and the admin page's status (checker.go),
 // and `yorozu doctor`, which prints them as a checklist (doctor.go).
 
 // level is how bad a finding is: the checklist's ✅, ⚠️ or ❌.

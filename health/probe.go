@@ -1,4 +1,4 @@
-package main
+package health
 
 import (
 	"context"
@@ -15,15 +15,11 @@ import (
 // 2 s deadlines each.
 const healthcheckTimeout = 10 * time.Second
 
-// healthcheck asks the yorozu serving HTTP_ADDR on this host for /readyz
-// and fails unless it answers 200: a container's health check, for an image
-// that has no curl or wget.
-func healthcheck(ctx context.Context, getenv func(string) string, stdout io.Writer, stderr io.Writer) error {
-	cfg, _, err := setup(getenv, stderr)
-	if err != nil {
-		return err
-	}
-	addr, err := localAddr(cfg.HTTPAddr)
+// Probe asks the yorozu serving httpAddr (HTTP_ADDR) on this host for
+// /readyz, writes the answer to stdout and fails unless it is 200: a
+// container's health check, for an image that has no curl or wget.
+func Probe(ctx context.Context, httpAddr string, stdout io.Writer) error {
+	addr, err := localAddr(httpAddr)
 	if err != nil {
 		return err
 	}

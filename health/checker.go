@@ -1,14 +1,14 @@
-package main
+package health
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/web"
 )
 
@@ -25,12 +25,27 @@ const (
 // healthGroups are the /readyz checks the start-up checks answer.
 var healthGroups = []string{"data_dir", "ollama", "models"}
 
-// health runs the checks of what may be missing while yorozu runs —
+// CheckerOptions are what the start-up checks look at.
+type CheckerOptions struct {
+	DataDir    string
+	OllamaHost string // for the messages; its secrets are masked
+	// Version asks Ollama its version (api.Client.Version); Capabilities
+	// what a model can do (llm.Pipeline.Capabilities, cached).
+	Version      func(ctx context.Context) (string, error)
+	Capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
+	// Setting is a setting in force by its admin page key
+	// ("default_model"): the page's value, else the environment's.
+	Setting    func(key string) string
+	EmbedModel string
+	Logger     *slog.Logger
+}
+
+// Checker runs the checks of what may be missing while yorozu runs —
 // DATA_DIR, Ollama and the models in force — in the background, never in
 // the way of start-up. Each change of a finding is logged once, with its
-// fix; /readyz and the admin page's status show the latest round. SIGHUP
-// and a model changed on the admin page check again at once.
-type health struct {
+// fix; /readyz and the admin page's status show the latest round. Recheck
+// (SIGHUP, a model changed on the admin page) checks again at once.
+type Checker struct {
 	checks   func(ctx context.Context) []finding
 	logger   *slog.Logger
 	retryMin time.Duration
@@ -44,16 +59,26 @@ type health struct {
 	again  chan struct{}
 }
 
-func newHealth(checks func(ctx context.Context) []finding, logger *slog.Logger) *health {
-	return &health{
+// NewChecker returns a Checker of what o names; Run starts it.
+func NewChecker(o CheckerOptions) *Checker {
+	ollama := ollamaChecker{host: config.RedactURL(o.OllamaHost), version: o.Version, capabilities: o.Capabilities}
+	checks := func(ctx context.Context) []finding {
+		fs := []finding{checkDataDir(o.DataDir)}
+		return append(fs, ollama.check(ctx, modelsInForce(o.Setting, o.EmbedModel))...)
+	}
+	return newChecker(checks, o.Logger)
+}
+
+func newChecker(checks func(ctx context.Context) []finding, logger *slog.Logger) *Checker {
+	return &Checker{
 		checks: checks, logger: logger,
 		retryMin: healthRetryMin, retryMax: healthRetryMax, every: healthRecheck,
 		seen: map[string]finding{}, done: make(chan struct{}), again: make(chan struct{}, 1),
 	}
 }
 
-// run checks until ctx ends.
-func (h *health) run(ctx context.Context) {
+// Run checks until ctx ends.
+func (h *Checker) Run(ctx context.Context) {
 	backoff := h.retryMin
 	first := true
 	for ctx.Err() == nil {
@@ -83,8 +108,8 @@ func (h *health) run(ctx context.Context) {
 	}
 }
 
-// recheck makes run check again now.
-func (h *health) recheck() {
+// Recheck makes Run check again now.
+func (h *Checker) Recheck() {
 	select {
 	case h.again <- struct{}{}:
 	default:
@@ -104,7 +129,7 @@ func failing(fs []finding) bool {
 // one line with its fix, a problem gone at info level. A finding absent from
 // a round (the models while Ollama is down) keeps its last state, so it is
 // not logged again when it comes back unchanged.
-func (h *health) record(fs []finding) {
+func (h *Checker) record(fs []finding) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.latest = fs
@@ -126,9 +151,9 @@ func (h *health) record(fs []finding) {
 	}
 }
 
-// webChecks are the /readyz checks of the findings. Until the first round is
+// Checks are the /readyz checks of the findings. Until the first round is
 // done they wait for it, within /readyz's deadline.
-func (h *health) webChecks() []web.Check {
+func (h *Checker) Checks() []web.Check {
 	out := make([]web.Check, 0, len(healthGroups))
 	for _, g := range healthGroups {
 		out = append(out, web.Check{Name: g, Fn: func(ctx context.Context) error {
@@ -149,33 +174,4 @@ func (h *health) webChecks() []web.Check {
 		}})
 	}
 	return out
-}
-
-// startupChecks are serve's background checks: DATA_DIR, then Ollama and
-// each model in force (the admin page may have changed them).
-func (a *app) startupChecks(ctx context.Context) []finding {
-	get := envSettings(a.cfg)
-	if s := a.settings; s != nil {
-		get = s.Get
-	}
-	fs := []finding{checkDataDir(a.cfg.DataDir)}
-	return append(fs, a.ollamaChecker().check(ctx, modelsInForce(get, a.cfg.EmbedModel))...)
-}
-
-func (a *app) ollamaChecker() ollamaChecker {
-	return ollamaChecker{host: config.RedactURL(a.cfg.OllamaHost.String()), version: a.ollama.Version, capabilities: a.llm.Capabilities}
-}
-
-// startHealth runs the start-up checks in the background, again at once on
-// SIGHUP and when a model is changed on the admin page.
-func (a *app) startHealth(ctx context.Context) {
-	a.goSafe("start-up checks", func() { a.health.run(ctx) })
-	if s := a.settings; s != nil {
-		s.OnChange(func(key, _ string) {
-			if strings.HasSuffix(key, "_model") {
-				a.health.recheck()
-			}
-		})
-	}
-	onHangup(ctx, a.health.recheck)
 }
