@@ -630,3 +630,20 @@ func ParseRate(v string) (int, time.Duration, error) {
 	}
 	return n, window, nil
 }
+
+// RateText writes a rate the way USER_RATE_LIMIT is written ("6/min"),
+// the inverse of ParseRate.
+func RateText(n int, window time.Duration) string {
+	if n == 0 {
+		return "0"
+	}
+	switch window {
+	case time.Second:
+		return fmt.Sprintf("%d/sec", n)
+	case time.Minute:
+		return fmt.Sprintf("%d/min", n)
+	case time.Hour:
+		return fmt.Sprintf("%d/hour", n)
+	}
+	return fmt.Sprintf("%d/%s", n, window)
+}

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
@@ -91,75 +88,16 @@ func (a *app) dest(webhook, channel string) scheduler.Destination {
 	return d
 }
 
+// settingDefs are the admin page's settings of cfg.
+func settingDefs(cfg *config.Config) []web.SettingDef {
+	return web.SettingDefs(cfg, func(expr string) error {
+		_, err := scheduler.ParseCron(expr, cfg.Location)
+		return err
+	})
+}
+
 func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
 	return browse.NewSearcher(browse.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
-}
-
-// settingDefs lists what the admin page may change, the environment giving
-// each default. Every one takes effect at once, on every process sharing the
-// database.
-func settingDefs(cfg *config.Config) []web.SettingDef {
-	notEmpty := func(v string) error {
-		if v == "" {
-			return errors.New("空にはできません（環境変数の値に戻すには null を送ってください）")
-		}
-		return nil
-	}
-	cron := func(v string) error {
-		if v == "" {
-			return nil
-		}
-		_, err := scheduler.ParseCron(v, cfg.Location)
-		return err
-	}
-	snowflake := func(v string) error {
-		if _, err := strconv.ParseUint(v, 10, 64); v != "" && err != nil {
-			return errors.New("チャンネル ID（Discord の数字の ID）を入れてください")
-		}
-		return nil
-	}
-	webhook := func(v string) error {
-		if v != "" && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://") {
-			return errors.New("URL（https://…）を入れてください")
-		}
-		return nil
-	}
-	var defs []web.SettingDef
-	defs = append(defs,
-		web.SettingDef{Key: "search_backend", Label: "検索エンジン", Env: "SEARCH_BACKEND", Default: cfg.SearchBackend, Live: true,
-			Choices: []string{"duckduckgo", "searxng", "tavily"}},
-		web.SettingDef{Key: "searxng_url", Label: "SearXNG の URL", Env: "SEARXNG_URL", Default: cfg.SearxngURL, Live: true, Validate: webhook},
-		web.SettingDef{Key: "tavily_api_key", Label: "Tavily API キー", Env: "TAVILY_API_KEY", Default: cfg.TavilyAPIKey, Secret: true, Live: true},
-		web.SettingDef{Key: "default_model", Label: "会話のモデル", Env: "DEFAULT_MODEL", Default: cfg.DefaultModel, Live: true, Validate: notEmpty},
-		web.SettingDef{Key: "reminder_model", Label: "リマインダーのモデル", Env: "REMINDER_MODEL", Default: cfg.ReminderModel, Live: true, Validate: notEmpty},
-		web.SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
-		web.SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
-			Default: rateText(cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
-			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
-		web.SettingDef{Key: "weather_cron", Label: "天気投稿の時刻 (cron)", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
-		web.SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
-		web.SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},
-		web.SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻 (cron)", Env: "TIPS_CRON", Default: cfg.TipsCron, Live: true, Validate: cron},
-		web.SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Live: true, Validate: webhook},
-		web.SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
-	)
-	return defs
-}
-
-// rateText writes a rate the way USER_RATE_LIMIT is written ("6/min").
-func rateText(n int, window time.Duration) string {
-	if n == 0 {
-		return "0"
-	}
-	switch window {
-	case time.Second:
-		return fmt.Sprintf("%d/sec", n)
-	case time.Minute:
-		return fmt.Sprintf("%d/min", n)
-	case time.Hour:
-		return fmt.Sprintf("%d/hour", n)
-	}
-	return fmt.Sprintf("%d/%s", n, window)
 }
 
 // startWeb makes sure there is an admin password (printing a generated one
