@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -61,10 +60,7 @@ type app struct {
 	limiter  *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
 	health   *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
 
-	// gatewayLock is held while this process holds the Discord gateway;
-	// standby is set while another process does.
-	gatewayLock atomic.Pointer[db.Lock]
-	standby     atomic.Bool
+	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
 	fatal chan error
 }
@@ -146,6 +142,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			return nil, err
 		}
 		a.bot, discord = b, b
+		a.handover = bot.NewHandover(b, d.pool, a.fail)
 		a.instrumentDiscord(b)
 	}
 
@@ -421,8 +418,8 @@ func (a *app) stop() {
 	if a.bot != nil {
 		a.bot.Stop()
 	}
-	if lock := a.gatewayLock.Load(); lock != nil {
-		if err := lock.Release(ctx); err != nil {
+	if a.bot != nil {
+		if err := a.handover.Release(ctx); err != nil {
 			a.logger.Warn("release the Discord gateway lock", "err", err)
 		}
 	}

@@ -62,7 +62,7 @@ func (a *app) newMetrics() *metrics.Metrics {
 // holdsGateway is true while this process is connected to the Discord
 // gateway (not standing by for another).
 func (a *app) holdsGateway() bool {
-	return a.bot != nil && !a.standby.Load() && a.bot.Ready()
+	return a.bot != nil && !a.handover.Standby() && a.bot.Ready()
 }
 
 // instrumentDiscord counts the bot's REST calls and gateway reconnects.

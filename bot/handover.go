@@ -1,0 +1,138 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// How often a standby tries to take the gateway over, and how often the
+// holder makes sure it still holds it.
+const (
+	standbyPoll = 2 * time.Second
+	lockCheck   = 5 * time.Second
+)
+
+// Handover lets one of the processes sharing a database hold a bot token's
+// gateway (two connections would answer every mention twice) through a
+// Postgres advisory lock: the first to take it connects, the others stand
+// by and the first of them to take the lock once it is free connects. A
+// standby still sends over REST (reminders, posts).
+type Handover struct {
+	bot  *Bot
+	pool *pgxpool.Pool
+	key  int64
+	log  *slog.Logger
+	// lost is called when the holder lost the lock (its database
+	// connection died): another process may hold the gateway now.
+	lost func(error)
+
+	lock    atomic.Pointer[db.Lock]
+	standby atomic.Bool
+}
+
+// NewHandover returns the handover of b's gateway among the processes
+// using pool; lost learns that this process lost the gateway lock.
+func NewHandover(b *Bot, pool *pgxpool.Pool, lost func(error)) *Handover {
+	return &Handover{bot: b, pool: pool, key: lockKey(b.opts.Token), log: b.log, lost: lost}
+}
+
+// lockKey is the advisory lock of one bot token.
+func lockKey(token string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("yorozu discord gateway\x00" + token))
+	return int64(h.Sum64())
+}
+
+// Start connects the bot if no other process holds the gateway, else
+// stands by in the background until ctx ends.
+func (h *Handover) Start(ctx context.Context) error {
+	lock, err := db.TryLock(ctx, h.pool, h.key)
+	switch {
+	case errors.Is(err, db.ErrLocked):
+		h.standby.Store(true)
+		h.log.Info("another yorozu holds the Discord gateway for this token; standing by to take over")
+		go h.standBy(ctx)
+		return nil
+	case err != nil:
+		return err
+	}
+	return h.lead(ctx, lock)
+}
+
+// Standby reports whether another process holds the gateway.
+func (h *Handover) Standby() bool { return h.standby.Load() }
+
+// Release gives the lock back, for a standby to take over at once.
+func (h *Handover) Release(ctx context.Context) error {
+	if lock := h.lock.Load(); lock != nil {
+		return lock.Release(ctx)
+	}
+	return nil
+}
+
+// lead connects the bot while holding lock and watches the lock.
+func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
+	h.lock.Store(lock)
+	// Start returns after the first attempt; a Discord that is down or
+	// refuses is retried in the background and reported by Status.
+	if err := h.bot.Start(ctx); err != nil {
+		return fmt.Errorf("connect to Discord: %w", err)
+	}
+	h.standby.Store(false)
+	go func() {
+		t := time.NewTicker(lockCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				cctx, cancel := context.WithTimeout(ctx, lockCheck)
+				err := lock.Check(cctx)
+				cancel()
+				if err != nil && ctx.Err() == nil {
+					h.lost(fmt.Errorf("lost the Discord gateway lock: %w", err))
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// standBy tries to take the gateway over until it does or ctx ends.
+func (h *Handover) standBy(ctx context.Context) {
+	t := time.NewTicker(standbyPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		lock, err := db.TryLock(ctx, h.pool, h.key)
+		if errors.Is(err, db.ErrLocked) {
+			continue
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("standby: try the Discord gateway lock", "err", err)
+			}
+			continue
+		}
+		h.log.Info("taking over the Discord gateway")
+		if err := h.lead(ctx, lock); err != nil {
+			h.lost(err)
+		}
+		return
+	}
+}
