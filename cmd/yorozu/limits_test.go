@@ -15,7 +15,7 @@ import (
 
 // TestAPILogPruneJob: "yorozu jobs run api_log_prune" deletes the model
 // call logs older than API_LOG_RETENTION and keeps the rest (the same job
-// runs daily on the schedule, apiLogPruneCron).
+// runs daily on the schedule).
 func TestAPILogPruneJob(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

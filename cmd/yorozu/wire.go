@@ -65,20 +65,6 @@ type app struct {
 	fatal chan error
 }
 
-// The knowledge base folder is embedded at start and then every few
-// minutes, never on the path of a message.
-const (
-	kbSyncJob  = "kb_sync"
-	kbSyncCron = "*/5 * * * *"
-)
-
-// Model call logs older than API_LOG_RETENTION are deleted once a day, at
-// a quiet hour.
-const (
-	apiLogPruneJob  = "api_log_prune"
-	apiLogPruneCron = "40 4 * * *"
-)
-
 // tokenSecretKey is where the continuation-token secret is kept.
 const tokenSecretKey = "continuation_token_secret"
 
@@ -281,18 +267,8 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 			return err
 		}
 	}
-	if err := a.sched.AddPeriodic(kbSyncJob, kbSyncCron, func(ctx context.Context, _ time.Time) error {
-		return a.memory.SyncKnowledgeBase(ctx)
-	}); err != nil {
-		return err
-	}
-	if err := a.sched.AddPeriodic(apiLogPruneJob, apiLogPruneCron, func(ctx context.Context, _ time.Time) error {
-		n, err := db.PruneAPILogs(ctx, a.db.pool, time.Now().Add(-cfg.APILogRetention))
-		if err != nil {
-			return err
-		}
-		a.logger.Info("model call logs pruned", "deleted", n, "api_log_retention", cfg.APILogRetention.String())
-		return nil
+	if err := a.sched.AddHousekeeping(scheduler.HousekeepingOptions{
+		SyncKnowledgeBase: a.memory.SyncKnowledgeBase, APILogRetention: cfg.APILogRetention,
 	}); err != nil {
 		return err
 	}
@@ -370,7 +346,7 @@ func (a *app) start(ctx context.Context) error {
 		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger) })
 	}
 	a.goSafe("knowledge base sync at start", func() {
-		if err := a.sched.RunNow(ctx, kbSyncJob); err != nil && ctx.Err() == nil {
+		if err := a.sched.RunNow(ctx, scheduler.KnowledgeBaseSyncJob); err != nil && ctx.Err() == nil {
 			a.logger.Warn("knowledge base sync at start", "err", err)
 		}
 	})
