@@ -42,9 +42,13 @@ func TestChannelSettings(t *testing.T) {
 		{"nothing set", func() string { return use(persona, "c1", "show", nil) }, "よろずの既定 (default)"},
 		{"set in a channel", func() string { return use(persona, "c1", "set", map[string]any{"text": "あなたは海賊です。"}) }, "このチャンネルの人格を設定しました (9 文字)"},
 		{"a thread inherits it", func() string { return use(persona, "th1", "show", nil) }, "いまの人格 (親チャンネルの設定 (channel)):\nあなたは海賊です。"},
-		{"too long", func() string { return use(persona, "c1", "set", map[string]any{"text": strings.Repeat("長", db.MaxPersonaChars+1)}) }, "2000 文字までです (送られたのは 2001 文字)"},
+		{"too long", func() string {
+			return use(persona, "c1", "set", map[string]any{"text": strings.Repeat("長", db.MaxPersonaChars+1)})
+		}, "2000 文字までです (送られたのは 2001 文字)"},
 		{"empty", func() string { return use(persona, "c1", "set", map[string]any{"text": "  "}) }, "`text` に入れてください"},
-		{"server default", func() string { return use(persona, "c2", "set", map[string]any{"text": "丁寧に", "scope": "server"}) }, "このサーバーの既定の人格を設定しました"},
+		{"server default", func() string {
+			return use(persona, "c2", "set", map[string]any{"text": "丁寧に", "scope": "server"})
+		}, "このサーバーの既定の人格を設定しました"},
 		{"reset falls back to the server", func() string { return use(persona, "c1", "reset", nil) }, "いまはサーバーの既定 (server)が使われます"},
 		{"model nothing set", func() string { return use(model, "c1", "show", nil) }, "いまのモデル: qwen3:4b (よろずの既定 (default))"},
 		{"model set", func() string { return use(model, "c1", "set", map[string]any{"name": "qwen3:8b"}) }, "このチャンネルのモデルを qwen3:8b にしました"},
