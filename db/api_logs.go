@@ -160,21 +160,6 @@ func jsonArg(v any) any {
 	return v
 }
 
-// RecentAPILogs returns up to limit of the newest API logs, newest first.
-func RecentAPILogs(ctx context.Context, q Querier, limit int) ([]APILog, error) {
-	rows, err := q.Query(ctx, `
-SELECT `+apiLogColumns+`
-FROM api_logs ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent api logs: %w", err)
-	}
-	logs, err := pgx.CollectRows(rows, pgx.RowToStructByName[APILog])
-	if err != nil {
-		return nil, fmt.Errorf("recent api logs: %w", err)
-	}
-	return logs, nil
-}
-
 // APILogItem is one line of the logs list: an APILog without its bodies.
 type APILogItem struct {
 	ID               int64     `db:"id" json:"id"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -50,14 +51,17 @@ func TestAPILogs(t *testing.T) {
 		})
 	}
 
-	logs, err := db.RecentAPILogs(ctx, pool, 2)
+	logs, err := db.APILogsBefore(ctx, pool, math.MaxInt64, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(logs) != 2 || logs[0].Model != "nil stores NULL" || logs[1].Model != "bytes pass through" {
-		t.Fatalf("RecentAPILogs = %+v; want the two newest, newest first", logs)
+		t.Fatalf("APILogsBefore = %+v; want the two newest, newest first", logs)
 	}
-	l := logs[1]
+	l, err := db.APILogByID(ctx, pool, logs[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if l.LatencyMS != 1500 || l.PromptTokens != 10 || l.CompletionTokens != 20 || l.Response != "こんにちは" ||
 		!l.CreatedAt.Equal(t0.Add(2*time.Minute)) || l.CreatedAt.Location() != time.UTC || string(l.Request) != `[1, 2]` ||
 		l.TurnID != "turn-bytes pass through" || l.Kind != "reply" {
@@ -137,7 +141,7 @@ func TestPruneAPILogs(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("pruned %d, %v; want 2", n, err)
 	}
-	logs, err := db.RecentAPILogs(ctx, pool, 10)
+	logs, err := db.APILogsBefore(ctx, pool, math.MaxInt64, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestAPILogPruneJob(t *testing.T) {
 	if err := run(ctx, []string{"jobs", "run", "api_log_prune"}, func(k string) string { return env[k] }, &stdout, &stderr); err != nil {
 		t.Fatalf("jobs run api_log_prune: %v\n%s", err, stderr.String())
 	}
-	logs, err := db.RecentAPILogs(ctx, pool, 10)
+	logs, err := db.APILogsBefore(ctx, pool, math.MaxInt64, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
