@@ -172,6 +172,27 @@ func (c *Channels) save(ctx context.Context, op string, p place, u db.ChannelSet
 	return true
 }
 
+// reset removes what the place has of one setting (clear says which) for
+// the command op, and returns what is in force instead; false (logged) when
+// it could not.
+func (c *Channels) reset(ctx context.Context, op string, p place, by string, clear func(*db.ChannelSettingUpdate)) (db.EffectiveSettings, bool) {
+	u := p.update(by)
+	clear(&u)
+	if !c.save(ctx, op, p, u) {
+		return db.EffectiveSettings{}, false
+	}
+	return c.settingsOf(ctx, op, p)
+}
+
+// overridden is what a server default's confirmation adds: channels and
+// threads with their own value keep it.
+func (p place) overridden(what string) string {
+	if !p.server {
+		return ""
+	}
+	return "チャンネルやスレッドに独自の" + what + "があれば、そちらが優先されます。"
+}
+
 // settingsOf is what applies in the place (for a server: in a channel with
 // nothing of its own), for the command op; false (logged) when it could
 // not be read.
@@ -237,18 +258,9 @@ func (c *Channels) personaReply(ctx context.Context, req Request) string {
 		if !c.save(ctx, "/persona set", p, u) {
 			return settingsFailedReply
 		}
-		reply := fmt.Sprintf("%sの人格を設定しました (%d 文字)。次の返事から使います。", p.name(), utf8.RuneCountInString(text))
-		if p.server {
-			reply += "チャンネルやスレッドに独自の人格があれば、そちらが優先されます。"
-		}
-		return reply
+		return fmt.Sprintf("%sの人格を設定しました (%d 文字)。次の返事から使います。", p.name(), utf8.RuneCountInString(text)) + p.overridden("人格")
 	case "reset":
-		u := p.update(req.UserID)
-		u.Persona = new(string)
-		if !c.save(ctx, "/persona reset", p, u) {
-			return settingsFailedReply
-		}
-		e, ok := c.settingsOf(ctx, "/persona reset", p)
+		e, ok := c.reset(ctx, "/persona reset", p, req.UserID, func(u *db.ChannelSettingUpdate) { u.Persona = new(string) })
 		if !ok {
 			return settingsFailedReply
 		}
@@ -288,18 +300,9 @@ func (c *Channels) modelReply(ctx context.Context, req Request) string {
 		if !c.save(ctx, "/model set", p, u) {
 			return settingsFailedReply
 		}
-		reply := fmt.Sprintf("%sのモデルを %s にしました。次の返事から使います (リマインダーは REMINDER_MODEL のままです)。", p.name(), name)
-		if p.server {
-			reply += "チャンネルやスレッドに独自のモデルがあれば、そちらが優先されます。"
-		}
-		return reply
+		return fmt.Sprintf("%sのモデルを %s にしました。次の返事から使います (リマインダーは REMINDER_MODEL のままです)。", p.name(), name) + p.overridden("モデル")
 	case "reset":
-		u := p.update(req.UserID)
-		u.Model = new(string)
-		if !c.save(ctx, "/model reset", p, u) {
-			return settingsFailedReply
-		}
-		e, ok := c.settingsOf(ctx, "/model reset", p)
+		e, ok := c.reset(ctx, "/model reset", p, req.UserID, func(u *db.ChannelSettingUpdate) { u.Model = new(string) })
 		if !ok {
 			return settingsFailedReply
 		}
