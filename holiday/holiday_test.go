@@ -1,0 +1,119 @@
+package holiday
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCabinetOfficeList walks every day of 2020–2027 against the Cabinet
+// Office's list: each listed day is a holiday with its name, and no other
+// day is one.
+func TestCabinetOfficeList(t *testing.T) {
+	f, err := os.Open("testdata/cabinet_office_2020_2027.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		day, name, ok := strings.Cut(line, ",")
+		if !ok {
+			t.Fatalf("bad line %q", line)
+		}
+		want[day] = name
+	}
+	if len(want) < 8*15 {
+		t.Fatalf("the list has only %d days", len(want))
+	}
+	days := 0
+	for d := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() <= 2027; d = d.AddDate(0, 0, 1) {
+		days++
+		key := d.Format(time.DateOnly)
+		got, ok := Lookup(d.Date())
+		if name, listed := want[key]; listed != ok || got != name {
+			t.Errorf("%s (%s): Lookup = %q, %v; the list says %q, %v", key, d.Weekday(), got, ok, name, listed)
+		}
+	}
+	if days != 2922 {
+		t.Errorf("walked %d days", days)
+	}
+}
+
+func TestRules(t *testing.T) {
+	tests := []struct {
+		date string
+		want string // "" when not a holiday
+	}{
+		{"2019-04-30", "国民の休日"},
+		{"2019-05-01", "即位の日"},
+		{"2019-05-02", "国民の休日"},
+		{"2019-05-06", "振替休日"},
+		{"2019-10-22", "即位礼正殿の儀"},
+		{"2019-12-23", ""}, // no 天皇誕生日 in 2019
+		{"2018-12-23", "天皇誕生日"},
+		{"2018-12-24", "振替休日"},
+		{"2015-09-22", "国民の休日"}, // シルバーウィーク
+		{"2009-09-22", "国民の休日"},
+		{"2019-10-14", "体育の日"},
+		{"2030-03-20", "春分の日"},
+		{"2030-09-23", "秋分の日"},
+		{"2032-09-21", "国民の休日"},
+		{"2099-03-20", "春分の日"},
+		{"1999-01-15", "成人の日"},
+		{"2000-01-10", "成人の日"},
+		{"2029-05-03", "憲法記念日"},
+		{"2029-05-04", "みどりの日"},
+		{"2029-05-05", "こどもの日"},
+		{"2030-05-06", "振替休日"}, // 5/5 a Sunday
+		{"2026-12-02", ""},
+		{"1979-01-01", ""}, // before the range
+		{"2100-01-01", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.date, func(t *testing.T) {
+			d, err := time.Parse(time.DateOnly, tc.date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Name(d); got != tc.want {
+				t.Errorf("Name(%s) = %q, want %q", tc.date, got, tc.want)
+			}
+		})
+	}
+}
+
+// The date is read in the time's own location: 2027-01-01 00:30 in Tokyo
+// is still 2026-12-31 in UTC.
+func TestIsReadsTheLocation(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	at := time.Date(2027, 1, 1, 0, 30, 0, 0, tokyo)
+	if !Is(at) || Name(at) != "元日" {
+		t.Errorf("%v in Tokyo: Is = %v, Name = %q", at, Is(at), Name(at))
+	}
+	if Is(at.UTC()) {
+		t.Errorf("%v in UTC is New Year's Eve, not a holiday", at.UTC())
+	}
+}
+
+func TestInYear(t *testing.T) {
+	hs := InYear(2026)
+	if len(hs) != 18 || hs[0].Name != "元日" || hs[len(hs)-1].Name != "勤労感謝の日" {
+		t.Fatalf("InYear(2026) = %+v", hs)
+	}
+	for i := 1; i < len(hs); i++ {
+		if !hs[i-1].Date.Before(hs[i].Date) {
+			t.Errorf("%v comes after %v", hs[i-1].Date, hs[i].Date)
+		}
+	}
+	if InYear(1900) != nil {
+		t.Error("a year out of range has holidays")
+	}
+}
