@@ -124,6 +124,7 @@ func (s *Schedule) Next(after time.Time, n int) []time.Time {
 		if !ok {
 			break
 		}
+		t = s.pastGap(t)
 		if !t.After(after) {
 			continue
 		}
@@ -137,6 +138,18 @@ func (s *Schedule) Next(after time.Time, n int) []time.Time {
 		out = append(out, t)
 	}
 	return out
+}
+
+// pastGap moves an occurrence whose time of day does not exist that day,
+// being in a daylight saving gap (2:30 on the night New York springs
+// forward), to where the clock shows after the jump (3:30), rather than
+// the hour before it, where Go's time.Date may put it.
+func (s *Schedule) pastGap(t time.Time) time.Time {
+	r := s.rule
+	if r.Freq == Hourly || r.Freq == Minutely || t.Hour() == r.Hour && t.Minute() == r.Minute {
+		return t
+	}
+	return t.Add(time.Duration((r.Hour-t.Hour())*60+r.Minute-t.Minute()) * time.Minute)
 }
 
 // from is the DTSTART to iterate from. A counted rule starts at its own
