@@ -107,6 +107,32 @@ type dateSpec struct {
 	monthOnly bool
 }
 
+// steps runs a language's readers in order, up to the first that refuses.
+func steps(readers ...func() error) error {
+	for _, read := range readers {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// holidays reads whether holidays are skipped (祝日は除く) or explicitly
+// kept (祝日も, which overrides 平日's skipping).
+func (p *reading) holidays(skip, keep *regexp.Regexp) {
+	if p.take(skip) != nil {
+		p.skip = true
+	} else if p.take(keep) != nil {
+		p.keepHolidays = true
+	}
+}
+
+// timesPer refuses several times a period (1日2回, twice a day): a rule
+// fires once, so each time is a rule of its own.
+func timesPer(said, example string) error {
+	return fmt.Errorf("「%s」のように一度に何回もは読めません: 時刻ごとに分けて登録してください（例: %s）", said, example)
+}
+
 // take finds re's first match in what is left, blanks it out and returns
 // its groups, nil when there is none.
 func (p *reading) take(re *regexp.Regexp) []string {
@@ -215,6 +241,29 @@ func (p *reading) addMonthDay(d int) error {
 	}
 	p.monthDays = append(p.monthDays, d)
 	return nil
+}
+
+// monthDaysBy reads a monthly rule's days: the last day (末, last day),
+// and days whose number is day's first group.
+func (p *reading) monthDaysBy(last, day *regexp.Regexp) error {
+	if p.take(last) != nil {
+		p.monthDays = append(p.monthDays, -1)
+	}
+	for m := p.take(day); m != nil; m = p.take(day) {
+		if err := p.addMonthDay(atoi(m[1])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freq is the unit read so far, "" while it is none or unsettled.
+func (p *reading) freq() Freq {
+	u, err := p.mergeUnits()
+	if err != nil {
+		return ""
+	}
+	return u.freq
 }
 
 // setNth records 第N◯曜 (n 1 to 5, -1 for the last).

@@ -86,27 +86,14 @@ func enMonthOf(s string) time.Month {
 
 // english reads English words, in the order japanese does.
 func (p *reading) english() error {
-	for _, step := range []func() error{p.enHolidays, p.enCounts, p.enStartEnd, p.enWeekdays, p.enUnits, p.enDaysOf, p.enClock} {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *reading) enHolidays() error {
-	if p.take(enHolidaySkip) != nil {
-		p.skip = true
-	} else if p.take(enHolidayKeep) != nil {
-		p.keepHolidays = true
-	}
-	return nil
+	p.holidays(enHolidaySkip, enHolidayKeep)
+	return steps(p.enCounts, p.enStartEnd, p.enWeekdays, p.enUnits, p.enDaysOf, p.enClock)
 }
 
 func (p *reading) enCounts() error {
 	if m := p.take(enPer); m != nil {
 		if m[1] != "once" {
-			return fmt.Errorf("「%s」のように一度に何回もは読めません: 時刻ごとに分けて登録してください（例: every day at 7, every day at 19）", m[0])
+			return timesPer(m[0], "every day at 7, every day at 19")
 		}
 		f := map[string]Freq{"hour": Hourly, "day": Daily, "week": Weekly, "month": Monthly, "year": Yearly}[m[2]]
 		p.addUnit(f, 1, m[0], "")
@@ -288,20 +275,9 @@ func (p *reading) enUnits() error {
 
 // enDaysOf reads the days a monthly or yearly rule falls on.
 func (p *reading) enDaysOf() error {
-	u, err := p.mergeUnits()
-	if err != nil {
-		return nil
-	}
-	switch u.freq {
+	switch p.freq() {
 	case Monthly:
-		if p.take(enLastDay) != nil {
-			p.monthDays = append(p.monthDays, -1)
-		}
-		for m := p.take(enMonthDay); m != nil; m = p.take(enMonthDay) {
-			if err := p.addMonthDay(atoi(m[1])); err != nil {
-				return err
-			}
-		}
+		return p.monthDaysBy(enLastDay, enMonthDay)
 	case Yearly:
 		if m := p.take(enYearDay); m != nil {
 			switch {

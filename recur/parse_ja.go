@@ -80,21 +80,8 @@ var jaPeriods = map[string]string{
 // that 12月10日から is not a day of the month), weekdays, the unit, the
 // days the unit needs, and last the time of day.
 func (p *reading) japanese() error {
-	for _, step := range []func() error{p.jaHolidays, p.jaCounts, p.jaStartEnd, p.jaWeekdays, p.jaUnits, p.jaDaysOf, p.jaClock} {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *reading) jaHolidays() error {
-	if p.take(jaHolidaySkip) != nil {
-		p.skip = true
-	} else if p.take(jaHolidayKeep) != nil {
-		p.keepHolidays = true
-	}
-	return nil
+	p.holidays(jaHolidaySkip, jaHolidayKeep)
+	return steps(p.jaCounts, p.jaStartEnd, p.jaWeekdays, p.jaUnits, p.jaDaysOf, p.jaClock)
 }
 
 func (p *reading) jaCounts() error {
@@ -116,7 +103,7 @@ func (p *reading) jaCounts() error {
 		}
 	}
 	if m := p.take(jaPerDay); m != nil && m[2] != "1" {
-		return fmt.Errorf("「%s」のように一度に何回もは読めません: 時刻ごとに分けて登録してください（例: 毎日7時、毎日19時）", m[0])
+		return timesPer(m[0], "毎日7時、毎日19時")
 	}
 	if m := p.take(jaCount); m != nil {
 		p.count = atoi(m[1])
@@ -391,20 +378,9 @@ func (p *reading) jaUnits() error {
 
 // jaDaysOf reads the days a monthly or yearly rule falls on.
 func (p *reading) jaDaysOf() error {
-	freq := Freq("")
-	if u, err := p.mergeUnits(); err == nil {
-		freq = u.freq
-	}
-	switch freq {
+	switch p.freq() {
 	case Monthly:
-		if p.take(jaLastDay) != nil {
-			p.monthDays = append(p.monthDays, -1)
-		}
-		for m := p.take(jaMonthDay); m != nil; m = p.take(jaMonthDay) {
-			if err := p.addMonthDay(atoi(m[1])); err != nil {
-				return err
-			}
-		}
+		return p.monthDaysBy(jaLastDay, jaMonthDay)
 	case Yearly:
 		if m := p.take(jaYearDay); m != nil {
 			mo, d := atoi(m[1]), atoi(m[2])

@@ -91,6 +91,18 @@ var parseCases = []parseCase{
 	{words: "毎月1日9時 祝日は除く", want: Rule{Freq: Monthly, Interval: 1, MonthDays: []int{1}, Hour: 9, SkipHolidays: true}},
 	{words: "毎週月曜9時、祝日を除く", want: Rule{Freq: Weekly, Interval: 1, Weekdays: []time.Weekday{time.Monday}, Hour: 9, SkipHolidays: true}},
 	{words: "毎日8時 祝日はお休み", want: Rule{Freq: Daily, Interval: 1, Hour: 8, SkipHolidays: true}},
+	{words: "毎日9時 祝日以外", want: Rule{Freq: Daily, Interval: 1, Hour: 9, SkipHolidays: true}},
+	{words: "毎日9時 今月いっぱい", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Until: day(2026, 12, 31)}},
+	{words: "毎週月曜 年内", want: Rule{Freq: Weekly, Interval: 1, Weekdays: []time.Weekday{time.Monday}, Hour: 9, Until: day(2026, 12, 31)}},
+	{words: "2027年1月5日から毎日", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Start: day(2027, 1, 5)}},
+	{words: "毎日8時 十回", want: Rule{Freq: Daily, Interval: 1, Hour: 8, Count: 10}},
+	{words: "毎日正午", want: Rule{Freq: Daily, Interval: 1, Hour: 12}},
+	{words: "毎日夕方", want: Rule{Freq: Daily, Interval: 1, Hour: 18}},
+	{words: "毎週日曜日の夜10時", want: Rule{Freq: Weekly, Interval: 1, Weekdays: []time.Weekday{time.Sunday}, Hour: 22}},
+	{words: "月曜から金曜の8時", want: Rule{Freq: Weekly, Interval: 1, Weekdays: monFriD, Hour: 8}},
+	{words: "隔週の月曜と木曜", want: Rule{Freq: Weekly, Interval: 2, Weekdays: monThu, Hour: 9}},
+	{words: "毎年3月末 9時", want: Rule{Freq: Yearly, Interval: 1, Month: time.March, MonthDays: []int{-1}, Hour: 9}},
+	{words: "毎日9時から30分ごと", want: Rule{Freq: Minutely, Interval: 30, Hour: 9}},
 	// Japanese the reader refuses.
 	{words: "明日の9時", err: ErrNotRepeating.Error()},
 	{words: "来週の土日", err: ErrNotRepeating.Error()},
@@ -136,6 +148,16 @@ var parseCases = []parseCase{
 	{words: "every day until 2027-03-31", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Until: day(2027, 3, 31)}},
 	{words: "every day at 9, 10 times", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Count: 10}},
 	{words: "every Monday except holidays", want: Rule{Freq: Weekly, Interval: 1, Weekdays: []time.Weekday{time.Monday}, Hour: 9, SkipHolidays: true}},
+	{words: "every day through the end of the year", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Until: day(2026, 12, 31)}},
+	{words: "every day from 2027-01-05", want: Rule{Freq: Daily, Interval: 1, Hour: 9, Start: day(2027, 1, 5)}},
+	{words: "every half hour", want: Rule{Freq: Minutely, Interval: 30}},
+	{words: "every 3 months on the 1st", want: Rule{Freq: Monthly, Interval: 3, MonthDays: []int{1}, Hour: 9}},
+	{words: "every day at midnight", want: Rule{Freq: Daily, Interval: 1}},
+	{words: "every day at 8 in the evening", want: Rule{Freq: Daily, Interval: 1, Hour: 20}},
+	{words: "biweekly on Friday", want: Rule{Freq: Weekly, Interval: 2, Weekdays: []time.Weekday{time.Friday}, Hour: 9}},
+	{words: "nightly", want: Rule{Freq: Daily, Interval: 1, Hour: 21}},
+	{words: "annually on March 14", want: Rule{Freq: Yearly, Interval: 1, Month: time.March, MonthDays: []int{14}, Hour: 9}},
+	{words: "every other day at 6:45am", want: Rule{Freq: Daily, Interval: 2, Hour: 6, Minute: 45}},
 	// English the reader refuses.
 	{words: "tomorrow at 9", err: ErrNotRepeating.Error()},
 	{words: "twice a day", err: "「twice a day」のように一度に何回もは読めません: 時刻ごとに分けて登録してください（例: every day at 7, every day at 19）"},
@@ -207,6 +229,9 @@ func TestParseRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range []Rule{r, r.Anchor(parseNow, tokyo)} {
+				if r.Start.IsZero() && (r.Freq == Minutely || r.Freq == Hourly) && (r.Hour != 0 || r.Freq == Minutely && r.Minute != 0) {
+					continue // floating text cannot say where the count starts
+				}
 				text := r.RRULE(tokyo)
 				back, loc, err := FromRRULE(text, r.SkipHolidays)
 				if err != nil {

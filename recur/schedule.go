@@ -19,6 +19,12 @@ type Schedule struct {
 	opt rrule.ROption
 }
 
+// rruleFreqs are rrule-go's names for the frequencies.
+var rruleFreqs = map[Freq]rrule.Frequency{
+	Minutely: rrule.MINUTELY, Hourly: rrule.HOURLY, Daily: rrule.DAILY,
+	Weekly: rrule.WEEKLY, Monthly: rrule.MONTHLY, Yearly: rrule.YEARLY,
+}
+
 // maxSkipped is how many holidays in a row Next passes over before it
 // stops looking: a rule that only ever falls on holidays (毎年1月1日,
 // 祝日は除く) has no next occurrence.
@@ -31,7 +37,7 @@ func (r Rule) Compile(loc *time.Location) (*Schedule, error) {
 	}
 	s := &Schedule{rule: r, loc: loc}
 	s.opt = rrule.ROption{
-		Freq:     map[Freq]rrule.Frequency{Minutely: rrule.MINUTELY, Hourly: rrule.HOURLY, Daily: rrule.DAILY, Weekly: rrule.WEEKLY, Monthly: rrule.MONTHLY, Yearly: rrule.YEARLY}[r.Freq],
+		Freq:     rruleFreqs[r.Freq],
 		Interval: r.every(),
 		Count:    r.Count,
 	}

@@ -23,7 +23,8 @@ var rfcDays = [7]string{"SU", "MO", "TU", "WE", "TH", "FR", "SA"}
 // has no place in RFC 5545 and is stored beside the text. A rule without
 // Start (not anchored, see Anchor) is written floating: the RRULE line
 // alone, with the time of day as BYHOUR and BYMINUTE and UNTIL in local
-// time.
+// time; where an hourly or minutely rule starts counting (9時から30分ごと)
+// needs a DTSTART and is lost, so anchor a rule before storing it.
 func (r Rule) RRULE(loc *time.Location) string {
 	var b strings.Builder
 	floating := r.Start.IsZero()
@@ -149,20 +150,13 @@ func readDTSTART(line string) (start time.Time, loc *time.Location, hour, minute
 
 // fromOptions fills r from rrule-go's reading of an RRULE line.
 func fromOptions(r *Rule, opt *rrule.ROption) error {
-	switch opt.Freq {
-	case rrule.MINUTELY:
-		r.Freq = Minutely
-	case rrule.HOURLY:
-		r.Freq = Hourly
-	case rrule.DAILY:
-		r.Freq = Daily
-	case rrule.WEEKLY:
-		r.Freq = Weekly
-	case rrule.MONTHLY:
-		r.Freq = Monthly
-	case rrule.YEARLY:
-		r.Freq = Yearly
-	default:
+	r.Freq = ""
+	for f, rf := range rruleFreqs {
+		if rf == opt.Freq {
+			r.Freq = f
+		}
+	}
+	if r.Freq == "" {
 		return fmt.Errorf("FREQ=%v is not offered", opt.Freq)
 	}
 	if len(opt.Bysetpos)+len(opt.Byyearday)+len(opt.Byweekno)+len(opt.Bysecond)+len(opt.Byeaster) > 0 || opt.Wkst != rrule.MO {
