@@ -50,8 +50,10 @@
 //     until 2027-03-31, through the end of the year), a count (10回;
 //     10 times) and holidays (祝日は除く, 祝日を除く, 祝日はお休み, 祝日以外;
 //     except holidays, skip holidays; 祝日も and including holidays keep
-//     them, even for 平日). A day said without a year is the coming one; an
-//     end before the start is the next year's.
+//     them, even for 平日), and days left out (毎朝7時、土日は除く, 土日祝は休み,
+//     日曜以外; every day except weekends, except Sundays and holidays),
+//     which make a daily rule weekly. A day said without a year is the
+//     coming one; an end before the start is the next year's.
 //
 // Parse reads only what the words say; Validate judges the rule: more
 // often than every 15 minutes, days that never come (毎年2月30日), an end

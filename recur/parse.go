@@ -70,7 +70,8 @@ type reading struct {
 
 	units     []unit
 	days      []time.Weekday
-	weekdays  bool // 平日, weekdays: Monday to Friday, holidays skipped
+	notDays   []time.Weekday // left out: 土日は除く, except Sundays
+	weekdays  bool           // 平日, weekdays: Monday to Friday, holidays skipped
 	nth       int
 	monthDays []int
 	month     time.Month
@@ -314,6 +315,11 @@ func (p *reading) resolve(d dateSpec, end bool) (time.Time, error) {
 
 // rule settles what was read into a Rule.
 func (p *reading) rule() (Rule, error) {
+	if len(p.notDays) > 0 {
+		if err := p.leaveOut(); err != nil {
+			return Rule{}, err
+		}
+	}
 	u, err := p.mergeUnits()
 	if err != nil {
 		return Rule{}, err
@@ -375,6 +381,32 @@ func (p *reading) rule() (Rule, error) {
 		r.Hour = defaultHour
 	}
 	return r, nil
+}
+
+// leaveOut takes the days left out (毎日、土日は除く) from the days said, or
+// from the whole week: what is left is a weekly rule.
+func (p *reading) leaveOut() error {
+	if f := p.freq(); f != Daily && f != Weekly && f != "" {
+		return errors.New("曜日を除けるのは毎日か毎週の繰り返しだけです（例: 毎日7時、土日は除く）")
+	}
+	days := p.days
+	if len(days) == 0 {
+		days = []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday}
+	}
+	out := weekdaysMask(p.notDays)
+	p.days = nil
+	for _, d := range days {
+		if out&(1<<d) == 0 {
+			p.days = append(p.days, d)
+		}
+	}
+	if len(p.days) == 0 {
+		return errors.New("すべての曜日が除かれています（例: 毎日7時、土日は除く）")
+	}
+	if len(p.units) == 0 {
+		p.addUnit(Weekly, 1, "除く", "")
+	}
+	return nil
 }
 
 // mergeUnits settles how often from the unit words found: 毎朝 and 毎日

@@ -27,9 +27,10 @@ var (
 	enPer   = regexp.MustCompile(`\b(once|twice|thrice|\d+\s+times)\s+(?:a|per|each|every)\s+(hour|day|week|month|year)\b`)
 	enCount = regexp.MustCompile(`\b(?:for\s+)?(\d+)\s+(?:times|occurrences|reminders)\b`)
 
-	enRange = regexp.MustCompile(`\b(` + enDay + `)s?\s*(?:-|to|through|thru|till|until)\s*(` + enDay + `)s?\b`)
-	enStart = regexp.MustCompile(`\b(?:from|starting(?:\s+(?:on|from))?|beginning(?:\s+on)?|effective)\s+(` + enDatePhrase + `)\b`)
-	enUntil = regexp.MustCompile(`\b(?:until|till|til|through|thru|ending(?:\s+on)?|ends?\s+on|up\s+to)\s+(` + enDatePhrase + `)\b`)
+	enNoDays = regexp.MustCompile(`\b(?:except|excluding|but\s+not|not\s+on|skip(?:ping)?)\s+(?:on\s+)?(weekends?|(?:` + enDay + `)s?(?:\s*(?:,|and|or|&)\s*(?:` + enDay + `)s?)*)(?:\s*(?:,|and|or|&)\s*(?:public\s+|national\s+|bank\s+)?(holidays))?\b`)
+	enRange  = regexp.MustCompile(`\b(` + enDay + `)s?\s*(?:-|to|through|thru|till|until)\s*(` + enDay + `)s?\b`)
+	enStart  = regexp.MustCompile(`\b(?:from|starting(?:\s+(?:on|from))?|beginning(?:\s+on)?|effective)\s+(` + enDatePhrase + `)\b`)
+	enUntil  = regexp.MustCompile(`\b(?:until|till|til|through|thru|ending(?:\s+on)?|ends?\s+on|up\s+to)\s+(` + enDatePhrase + `)\b`)
 
 	enNth      = regexp.MustCompile(`\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(` + enDay + `)\b`)
 	enDays     = regexp.MustCompile(`\b(?:(every|each|on)\s+)?(` + enDay + `)(s)?\b`)
@@ -86,6 +87,16 @@ func enMonthOf(s string) time.Month {
 
 // english reads English words, in the order japanese does.
 func (p *reading) english() error {
+	if m := p.take(enNoDays); m != nil {
+		// Before the holidays: except weekends and holidays leaves out both.
+		if strings.HasPrefix(m[1], "weekend") {
+			p.notDays = append(p.notDays, time.Saturday, time.Sunday)
+		}
+		for _, d := range enDays.FindAllStringSubmatch(m[1], -1) {
+			p.notDays = append(p.notDays, enWeekdays[d[2]])
+		}
+		p.skip = p.skip || m[2] != ""
+	}
 	p.holidays(enHolidaySkip, enHolidayKeep)
 	return steps(p.enCounts, p.enStartEnd, p.enWeekdays, p.enUnits, p.enDaysOf, p.enClock)
 }

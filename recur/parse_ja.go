@@ -11,6 +11,9 @@ import (
 // jaWd is one day of the week, as its first letter.
 const jaWd = `[月火水木金土日]`
 
+// jaExceptWord says the days before it are left out: 土日は除く, 水曜以外.
+const jaExceptWord = `(?:は|を)?\s*(?:除く|除いて|除き|のぞく|のぞいて|以外|お休み|休み|休む|なし)`
+
 // jaDate is a day or a month as said: 2027年3月31日, 2027/3/31, 3月31日,
 // 3/31, 3月, 来年3月. Groups: year, 来年/今年, month, day.
 const jaDate = `(?:(\d{4})\s*[年/.\-]\s*|(来年|今年)\s*の?\s*)?(\d{1,2})\s*(?:月|/|-|\.)\s*(?:(\d{1,2})\s*日?)?`
@@ -29,18 +32,20 @@ var (
 	jaUntil    = regexp.MustCompile(jaDate + `\s*(?:の?末日?\s*まで|いっぱい|まで|迄)`)
 	jaUntilRel = regexp.MustCompile(`(今週|来週|今月|来月|再来月|今年|来年)\s*(?:の?末\s*まで|いっぱい|中|末|まで|迄)|(年内|年末まで)`)
 
-	jaNth      = regexp.MustCompile(`第\s*(\d)\s*(` + jaWd + `)\s*曜日?`)
-	jaOtherNth = regexp.MustCompile(`第\s*\d`)
-	jaLast     = regexp.MustCompile(`(?:最終|最後の?)\s*(` + jaWd + `)\s*曜日?`)
-	jaEveryWd  = regexp.MustCompile(`毎\s*(` + jaWd + `)\s*曜日?`)
-	jaRange    = regexp.MustCompile(`(` + jaWd + `)(\s*曜日?)?\s*(?:~|-|から)\s*(` + jaWd + `)(\s*曜日?)?`)
-	jaList     = regexp.MustCompile(jaWd + `(?:\s*曜日?)?(?:\s*(?:・|、|,|と|/|&|及び|および)?\s*` + jaWd + `(?:\s*曜日?)?)*`)
-	jaItem     = regexp.MustCompile(`(` + jaWd + `)(\s*曜日?)?`)
-	jaWeekly   = regexp.MustCompile(`(?:毎週|隔週|週間?\s*(?:ごと|毎|おき))\s*(?:の|に|は)?\s*$`)
-	jaBadDay   = regexp.MustCompile(`([^月火水木金土日\s\d])曜`)
-	jaSatSun   = regexp.MustCompile(`(今週|来週|再来週|今度|この|次)?\s*の?\s*土日(?:祝)?`)
-	jaWeekend  = regexp.MustCompile(`毎週末|毎週の週末|週末ごと|週末毎`)
-	jaWorkday  = regexp.MustCompile(`毎?平日`)
+	jaNth       = regexp.MustCompile(`第\s*(\d)\s*(` + jaWd + `)\s*曜日?`)
+	jaOtherNth  = regexp.MustCompile(`第\s*\d`)
+	jaLast      = regexp.MustCompile(`(?:最終|最後の?)\s*(` + jaWd + `)\s*曜日?`)
+	jaEveryWd   = regexp.MustCompile(`毎\s*(` + jaWd + `)\s*曜日?`)
+	jaRange     = regexp.MustCompile(`(` + jaWd + `)(\s*曜日?)?\s*(?:~|-|から)\s*(` + jaWd + `)(\s*曜日?)?`)
+	jaList      = regexp.MustCompile(jaWd + `(?:\s*曜日?)?(?:\s*(?:・|、|,|と|/|&|及び|および)?\s*` + jaWd + `(?:\s*曜日?)?)*`)
+	jaItem      = regexp.MustCompile(`(` + jaWd + `)(\s*曜日?)?`)
+	jaWeekly    = regexp.MustCompile(`(?:毎週|隔週|週間?\s*(?:ごと|毎|おき))\s*(?:の|に|は)?\s*$`)
+	jaBadDay    = regexp.MustCompile(`([^月火水木金土日\s\d])曜`)
+	jaNoWeekend = regexp.MustCompile(`(?:土日|週末)\s*(?:・|と|、)?\s*(祝日|祝祭日|祝)?\s*` + jaExceptWord)
+	jaExcept    = regexp.MustCompile(`^\s*` + jaExceptWord)
+	jaSatSun    = regexp.MustCompile(`(今週|来週|再来週|今度|この|次)?\s*の?\s*土日(?:祝)?`)
+	jaWeekend   = regexp.MustCompile(`毎週末|毎週の週末|週末ごと|週末毎`)
+	jaWorkday   = regexp.MustCompile(`毎?平日`)
 
 	jaMinutes    = regexp.MustCompile(`(\d+)\s*分\s*(ごと|毎|おき|間隔)`)
 	jaHours      = regexp.MustCompile(`(\d+)\s*時間\s*(ごと|毎|おき|間隔)`)
@@ -80,6 +85,11 @@ var jaPeriods = map[string]string{
 // that 12月10日から is not a day of the month), weekdays, the unit, the
 // days the unit needs, and last the time of day.
 func (p *reading) japanese() error {
+	if m := p.take(jaNoWeekend); m != nil {
+		// Before the holidays: 土日祝は休み leaves out all three.
+		p.notDays = append(p.notDays, time.Saturday, time.Sunday)
+		p.skip = p.skip || m[1] != ""
+	}
 	p.holidays(jaHolidaySkip, jaHolidayKeep)
 	return steps(p.jaCounts, p.jaStartEnd, p.jaWeekdays, p.jaUnits, p.jaDaysOf, p.jaClock)
 }
@@ -292,6 +302,12 @@ func (p *reading) jaLists(re *regexp.Regexp, isRange bool) {
 		}
 		if isRange {
 			days = dayRange(days[0], days[len(days)-1])
+		}
+		if ex := jaExcept.FindStringIndex(p.s[end:]); ex != nil {
+			// 日曜は除く, 水曜以外: days left out of the rest.
+			p.notDays = append(p.notDays, days...)
+			p.blank(start, end+ex[1])
+			continue
 		}
 		if isRange {
 			p.units = append(p.units, unit{freq: Weekly, n: 1, word: p.s[start:end], weak: true})

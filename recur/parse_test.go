@@ -2,6 +2,7 @@ package recur
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -103,6 +104,10 @@ var parseCases = []parseCase{
 	{words: "隔週の月曜と木曜", want: Rule{Freq: Weekly, Interval: 2, Weekdays: monThu, Hour: 9}},
 	{words: "毎年3月末 9時", want: Rule{Freq: Yearly, Interval: 1, Month: time.March, MonthDays: []int{-1}, Hour: 9}},
 	{words: "毎日9時から30分ごと", want: Rule{Freq: Minutely, Interval: 30, Hour: 9}},
+	{words: "毎朝7時、土日は除く", want: Rule{Freq: Weekly, Interval: 1, Weekdays: monFriD, Hour: 7}},
+	{words: "毎日9時 土日祝は休み", want: Rule{Freq: Weekly, Interval: 1, Weekdays: monFriD, Hour: 9, SkipHolidays: true}},
+	{words: "毎日7時、日曜は除く", want: Rule{Freq: Weekly, Interval: 1, Weekdays: append(slices.Clone(monFriD), time.Saturday), Hour: 7}},
+	{words: "平日9時 水曜以外", want: Rule{Freq: Weekly, Interval: 1, Weekdays: []time.Weekday{time.Monday, time.Tuesday, time.Thursday, time.Friday}, Hour: 9, SkipHolidays: true}},
 	// Japanese the reader refuses.
 	{words: "明日の9時", err: ErrNotRepeating.Error()},
 	{words: "来週の土日", err: ErrNotRepeating.Error()},
@@ -118,6 +123,8 @@ var parseCases = []parseCase{
 	{words: "毎月第6火曜", err: "第6火曜はありません（第1〜第5か最終。例: 毎月第2火曜）"},
 	{words: "毎週と毎月", err: "繰り返しが二通りに読めます（「毎週」と「毎月」）: どちらか一つにしてください"},
 	{words: "毎日7時 2月30日から", err: "2027年2月30日はありません"},
+	{words: "毎月1日 土日は除く", err: "曜日を除けるのは毎日か毎週の繰り返しだけです（例: 毎日7時、土日は除く）"},
+	{words: "毎日 月曜から日曜は休み", err: "すべての曜日が除かれています（例: 毎日7時、土日は除く）"},
 
 	// English.
 	{words: "every day at 7", want: Rule{Freq: Daily, Interval: 1, Hour: 7}},
@@ -158,6 +165,9 @@ var parseCases = []parseCase{
 	{words: "nightly", want: Rule{Freq: Daily, Interval: 1, Hour: 21}},
 	{words: "annually on March 14", want: Rule{Freq: Yearly, Interval: 1, Month: time.March, MonthDays: []int{14}, Hour: 9}},
 	{words: "every other day at 6:45am", want: Rule{Freq: Daily, Interval: 2, Hour: 6, Minute: 45}},
+	{words: "every day at 7 except weekends", want: Rule{Freq: Weekly, Interval: 1, Weekdays: monFriD, Hour: 7}},
+	{words: "every day except weekends and holidays", want: Rule{Freq: Weekly, Interval: 1, Weekdays: monFriD, Hour: 9, SkipHolidays: true}},
+	{words: "every day at 7 except Sundays", want: Rule{Freq: Weekly, Interval: 1, Weekdays: append(slices.Clone(monFriD), time.Saturday), Hour: 7}},
 	// English the reader refuses.
 	{words: "tomorrow at 9", err: ErrNotRepeating.Error()},
 	{words: "twice a day", err: "「twice a day」のように一度に何回もは読めません: 時刻ごとに分けて登録してください（例: every day at 7, every day at 19）"},

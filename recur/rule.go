@@ -166,8 +166,11 @@ func Diff(a, b Rule) []string {
 			out = append(out, what+": "+av+" / "+bv)
 		}
 	}
-	add("頻度", freqWord(a.Freq), freqWord(b.Freq))
-	add("間隔", everyWord(a.Freq, a.every()), everyWord(b.Freq, b.every()))
+	if a.Freq != b.Freq {
+		add("頻度", everyWord(a.Freq, a.every()), everyWord(b.Freq, b.every()))
+	} else {
+		add("間隔", everyWord(a.Freq, a.every()), everyWord(b.Freq, b.every()))
+	}
 	add("曜日", daysWord(a.Weekdays), daysWord(b.Weekdays))
 	add("日", monthDaysWord(a.MonthDays), monthDaysWord(b.MonthDays))
 	add("第何週", nthWord(a.Nth), nthWord(b.Nth))
