@@ -40,6 +40,7 @@ var defaultTimes = map[string][2]int{
 	periodAM:        {9, 0},
 }
 
+// defaultHour is when a rule fires that names no time of day at all.
 const defaultHour = 9
 
 // Parse reads a repeating schedule from a user's words, Japanese or
@@ -100,12 +101,11 @@ type unit struct {
 // dateSpec is a day as said; an end date's year is settled once the start
 // is known.
 type dateSpec struct {
-	set       bool
-	year      int // 0: the coming one
-	month     time.Month
-	day       int // 0: the whole month (3月まで: its last day)
-	date      time.Time
-	monthOnly bool
+	set   bool
+	year  int // 0: the coming one
+	month time.Month
+	day   int       // 0: the whole month (3月まで: its last day)
+	date  time.Time // set instead when the words named the day outright (来週, tomorrow)
 }
 
 // steps runs a language's readers in order, up to the first that refuses.

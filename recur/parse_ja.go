@@ -126,8 +126,7 @@ func (p *reading) jaCounts() error {
 
 // jaSpec reads jaDate's groups from m starting at i.
 func jaSpec(m []string, i int) dateSpec {
-	d := dateSpec{set: true, year: atoi(m[i]), month: time.Month(atoi(m[i+2])), day: atoi(m[i+3])}
-	return d
+	return dateSpec{set: true, year: atoi(m[i]), month: time.Month(atoi(m[i+2])), day: atoi(m[i+3])}
 }
 
 func (p *reading) jaStartEnd() error {
