@@ -13,9 +13,16 @@ import (
 // already delivered, cancelled or given up on.
 var ErrReminderNotPending = errors.New("reminder is not pending")
 
+// Kinds of reminder.
+const (
+	KindRemind = "remind" // a message to its user
+	KindPost   = "post"   // a scheduled post: the chat pipeline's answer to Content
+)
+
 // Reminder is a row of reminders: something a user asked to be told at DueAt,
 // in ChannelID, mentioning UserID. It is pending while NotifiedAt,
-// CancelledAt and FailedAt are all nil.
+// CancelledAt and FailedAt are all nil. One with an RRule repeats: DueAt is
+// its next occurrence, and NotifiedAt is set when its rule ends.
 type Reminder struct {
 	ID              int64      `db:"id"`
 	SessionKey      string     `db:"session_key"`
@@ -33,7 +40,16 @@ type Reminder struct {
 	JobID           *int64     `db:"job_id"`   // the River job that delivers it
 	Attempts        int        `db:"attempts"` // delivery attempts made
 	LastError       string     `db:"last_error"`
+	Kind            string     `db:"kind"`          // KindRemind or KindPost
+	RRule           string     `db:"rrule"`         // DTSTART and RRULE lines; "" for one-shot
+	TimeZone        string     `db:"time_zone"`     // IANA zone its times were read in
+	SkipHolidays    bool       `db:"skip_holidays"` // the rule passes over national holidays
+	PausedAt        *time.Time `db:"paused_at"`     // paused: pending, not delivered
+	Occurrences     int        `db:"occurrences"`   // occurrences gone by, delivered or missed
 }
+
+// Repeats reports whether the reminder has a rule.
+func (r Reminder) Repeats() bool { return r.RRule != "" }
 
 // Pending reports whether the reminder is still to be delivered.
 func (r Reminder) Pending() bool {
@@ -50,10 +66,15 @@ type ReminderParams struct {
 	DueAt           time.Time
 	SourceMessageID string
 	CreatedAt       time.Time // zero means now
+	Kind            string    // "" is KindRemind
+	RRule           string    // a repeating reminder's rule; DueAt is its first occurrence
+	TimeZone        string
+	SkipHolidays    bool
 }
 
 const reminderColumns = "id, session_key, guild_id, channel_id, user_id, content, due_at, created_at, " +
-	"notified_at, cancelled_at, failed_at, message_id, source_message_id, job_id, attempts, last_error"
+	"notified_at, cancelled_at, failed_at, message_id, source_message_id, job_id, attempts, last_error, " +
+	"kind, rrule, time_zone, skip_holidays, paused_at, occurrences"
 
 const reminderPending = "notified_at IS NULL AND cancelled_at IS NULL AND failed_at IS NULL"
 
@@ -63,11 +84,16 @@ func CreateReminder(ctx context.Context, q Querier, p ReminderParams) (Reminder,
 	if p.ChannelID == "" || p.UserID == "" || p.Content == "" || p.DueAt.IsZero() {
 		return Reminder{}, errors.New("create reminder: channel, user, content and due time are required")
 	}
+	if p.Kind == "" {
+		p.Kind = KindRemind
+	}
 	rows, err := q.Query(ctx, `
-INSERT INTO reminders (session_key, guild_id, channel_id, user_id, content, due_at, source_message_id, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO reminders (session_key, guild_id, channel_id, user_id, content, due_at, source_message_id, created_at,
+                       kind, rrule, time_zone, skip_holidays)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 RETURNING `+reminderColumns,
-		p.SessionKey, p.GuildID, p.ChannelID, p.UserID, p.Content, p.DueAt.UTC(), p.SourceMessageID, utcOrNow(p.CreatedAt))
+		p.SessionKey, p.GuildID, p.ChannelID, p.UserID, p.Content, p.DueAt.UTC(), p.SourceMessageID, utcOrNow(p.CreatedAt),
+		p.Kind, p.RRule, p.TimeZone, p.SkipHolidays)
 	if err != nil {
 		return Reminder{}, fmt.Errorf("create reminder: %w", err)
 	}
@@ -139,10 +165,11 @@ RETURNING `+reminderColumns, id, userID, utcOrNow(at), anyInGuild)
 	return cur, fmt.Errorf("cancel reminder %d: %w", id, ErrReminderNotPending)
 }
 
-// PendingReminders lists the pending reminders of userID in channelID (all
-// channels when channelID is empty), soonest first.
+// PendingReminders lists the pending reminders (not scheduled posts) of
+// userID in channelID (all channels when channelID is empty), paused ones
+// included, soonest first.
 func PendingReminders(ctx context.Context, q Querier, userID, channelID string) ([]Reminder, error) {
-	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE user_id = $1 AND ($2 = '' OR channel_id = $2) AND "+
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE user_id = $1 AND ($2 = '' OR channel_id = $2) AND kind = 'remind' AND "+
 		reminderPending+" ORDER BY due_at, id", userID, channelID)
 	if err != nil {
 		return nil, fmt.Errorf("list reminders of %s: %w", userID, err)
@@ -154,7 +181,8 @@ func PendingReminders(ctx context.Context, q Querier, userID, channelID string) 
 	return rs, nil
 }
 
-// CountPendingReminders counts the pending reminders of userID in all channels.
+// CountPendingReminders counts the pending reminders and scheduled posts of
+// userID in all channels.
 func CountPendingReminders(ctx context.Context, q Querier, userID string) (int, error) {
 	var n int
 	err := q.QueryRow(ctx, "SELECT count(*) FROM reminders WHERE user_id = $1 AND "+reminderPending, userID).Scan(&n)

@@ -10,11 +10,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/recur"
 )
 
 // MaxDeliveryAttempts is how many times a reminder is tried before it is
@@ -24,9 +27,15 @@ const MaxDeliveryAttempts = 5
 // retryDelays are the waits after failed attempts 1, 2, 3, …
 var retryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.Second, 2 * time.Minute}
 
-// reminderArgs is the delivery job of one reminder.
+// reminderArgs is the job that delivers one reminder, or one occurrence of
+// a repeating reminder or scheduled post.
 type reminderArgs struct {
 	ReminderID int64 `json:"reminder_id"`
+	// Occurrence is the due time (Unix seconds) of the occurrence a
+	// repeating reminder's job handles; 0 for a one-shot reminder.
+	Occurrence int64 `json:"occurrence,omitempty"`
+	// Post marks a scheduled post, which runs the chat pipeline first.
+	Post bool `json:"post,omitempty"`
 }
 
 func (reminderArgs) Kind() string { return "reminder" }
@@ -37,6 +46,9 @@ func (reminderArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueReminders, MaxAttempts: MaxDeliveryAttempts + 3}
 }
 
+// maxCatchUp bounds the count of occurrences missed while no process ran.
+const maxCatchUp = 10000
+
 type reminderWorker struct {
 	river.WorkerDefaults[reminderArgs]
 	s *Scheduler
@@ -45,7 +57,11 @@ type reminderWorker struct {
 	self string // the bot's user id, once known
 }
 
-func (w *reminderWorker) Timeout(*river.Job[reminderArgs]) time.Duration {
+func (w *reminderWorker) Timeout(job *river.Job[reminderArgs]) time.Duration {
+	if job.Args.Post {
+		// The model writes the post first.
+		return w.s.opts.JobTimeout + w.s.reminderTimeout()
+	}
 	return w.s.reminderTimeout()
 }
 
@@ -54,8 +70,23 @@ func (w *reminderWorker) NextRetry(job *river.Job[reminderArgs]) time.Time {
 	return time.Now().Add(retryDelays[i])
 }
 
-// Work delivers one reminder. The row stays locked from the check to the
-// record of the result, so two workers (or a cancel) never both act on it.
+// delivery is one occurrence being handled.
+type delivery struct {
+	r   db.Reminder
+	now time.Time
+	// For a repeating reminder: its schedule, the occurrences after DueAt
+	// that went by unsent (downtime), and the next one after now (zero
+	// when the rule ends).
+	sched  *recur.Schedule
+	missed int
+	next   time.Time
+	post   string // a scheduled post's text
+}
+
+// Work delivers one reminder, or one occurrence of a repeating one. The row
+// stays locked from the check to the record of the result (and the plan of
+// the next occurrence), so two workers (or a cancel, a pause) never both
+// act on it.
 func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs]) error {
 	id := job.Args.ReminderID
 	tx, err := w.s.pool.Begin(ctx)
@@ -72,12 +103,22 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 	if err != nil {
 		return fmt.Errorf("deliver reminder %d: %w", id, err)
 	}
-	if !r.Pending() {
+	if !r.Pending() || r.PausedAt != nil {
 		return nil
+	}
+	if job.Args.Occurrence != 0 && r.DueAt.Unix() != job.Args.Occurrence {
+		// Skipped, resumed or already handled: another job has its next.
+		return nil
+	}
+	d := delivery{r: r, now: w.s.now()}
+	if r.Repeats() {
+		if err := d.plan(); err != nil {
+			// A rule that no longer reads cannot go on.
+			return w.finish(ctx, tx, d, err, true)
+		}
 	}
 
 	attempts := r.Attempts + 1
-	now := w.s.now()
 	var msg *discordgo.Message
 	var sendErr error
 	// An earlier attempt (failed, or cut short by a crash before its
@@ -96,8 +137,18 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 				"reminder_id", id, "message_id", msg.ID)
 		}
 	}
+	if msg == nil && sendErr == nil && r.Kind == db.KindPost {
+		if d.post, err = w.writePost(ctx, r); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("scheduled post %d: %w", id, err)
+			}
+			// The model failed: nothing is posted, the schedule goes on.
+			w.s.log.Error("scheduled post not written; nothing posted", "reminder_id", id, "err", err)
+			return w.finish(ctx, tx, d, fmt.Errorf("model: %w", err), false)
+		}
+	}
 	if msg == nil && sendErr == nil {
-		msg, sendErr = w.send(ctx, r, now)
+		msg, sendErr = w.send(ctx, d)
 	}
 	if sendErr != nil && ctx.Err() != nil {
 		// Shutting down or out of time: not the reminder's fault. River
@@ -108,46 +159,166 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 	// Record the outcome even if ctx ends now: the message may be out.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	var result error
-	gaveUp := false
+	log := w.s.log.With("reminder_id", id, "channel_id", r.ChannelID, "attempt", attempts)
 	switch {
 	case sendErr == nil:
-		err = db.MarkReminderDelivered(rctx, tx, id, msg.ID, now, attempts)
+		if err := w.delivered(rctx, tx, d, msg, attempts); err != nil {
+			return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
+		}
+		log.Info("reminder delivered", "message_id", msg.ID, "late_ms", d.now.Sub(r.DueAt).Milliseconds(), "covers", d.missed+1)
+		w.done("delivered", d)
+		return nil
 	case isPermanent(sendErr) || attempts >= MaxDeliveryAttempts:
 		reason := describeSendError(sendErr)
 		if !isPermanent(sendErr) {
 			reason = fmt.Sprintf("gave up after %d attempts: %s", attempts, reason)
 		}
-		err = db.MarkReminderFailed(rctx, tx, id, now, attempts, reason)
-		gaveUp = true
-		result = river.JobCancel(fmt.Errorf("deliver reminder %d: %s", id, reason))
+		log.Warn("reminder given up", "err", reason)
+		// A repeating reminder goes on after a transient failure; a
+		// channel it may not post in ends it.
+		if err := w.finish(rctx, tx, d, errors.New(reason), isPermanent(sendErr) || !r.Repeats()); err != nil {
+			return err
+		}
+		return river.JobCancel(fmt.Errorf("deliver reminder %d: %s", id, reason))
 	default:
-		err = db.RecordReminderAttempt(rctx, tx, id, attempts, describeSendError(sendErr))
-		result = fmt.Errorf("deliver reminder %d (attempt %d): %w", id, attempts, sendErr)
+		err := db.RecordReminderAttempt(rctx, tx, id, attempts, describeSendError(sendErr))
+		if err == nil {
+			err = tx.Commit(rctx)
+		}
+		if err != nil {
+			return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
+		}
+		log.Warn("reminder delivery failed, will retry", "err", sendErr)
+		w.done("retry", d)
+		return fmt.Errorf("deliver reminder %d (attempt %d): %w", id, attempts, sendErr)
 	}
-	if err == nil {
-		err = tx.Commit(rctx)
+}
+
+// plan reads d's rule and counts what downtime cost: the occurrences after
+// DueAt up to now, and the next one after now.
+func (d *delivery) plan() error {
+	rule, loc, err := Rule(d.r)
+	if err != nil {
+		return err
+	}
+	if d.sched, err = rule.Compile(loc); err != nil {
+		return err
+	}
+	at := d.r.DueAt
+	for d.missed < maxCatchUp {
+		next := d.sched.Next(at, 1)
+		if len(next) == 0 {
+			return nil // the rule ends: d.next stays zero
+		}
+		if next[0].After(d.now) {
+			d.next = next[0]
+			return nil
+		}
+		at = next[0]
+		d.missed++
+	}
+	if next := d.sched.Next(d.now, 1); len(next) > 0 {
+		d.next = next[0]
+	}
+	return nil
+}
+
+// delivered records a delivery in msg and plans the next occurrence, or
+// ends the reminder; then commits.
+func (w *reminderWorker) delivered(ctx context.Context, tx pgx.Tx, d delivery, msg *discordgo.Message, attempts int) error {
+	r := d.r
+	if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: r.ID, Occurrence: r.DueAt, HandledAt: d.now,
+		MessageID: msg.ID, Covers: d.missed + 1}); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case !r.Repeats():
+		err = db.MarkReminderDelivered(ctx, tx, r.ID, msg.ID, d.now, attempts)
+	case d.next.IsZero():
+		err = db.FinishReminder(ctx, tx, r.ID, msg.ID, d.now, r.Occurrences+d.missed+1)
+	default:
+		err = w.advance(ctx, tx, d, msg.ID)
 	}
 	if err != nil {
-		return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
+		return err
 	}
+	return tx.Commit(ctx)
+}
 
-	log := w.s.log.With("reminder_id", id, "channel_id", r.ChannelID, "attempt", attempts)
-	outcome := "delivered"
+// finish records an occurrence handled without a message (cause says why)
+// and either ends the reminder (end) or, when it repeats, plans its next
+// occurrence; then commits.
+func (w *reminderWorker) finish(ctx context.Context, tx pgx.Tx, d delivery, cause error, end bool) error {
+	r := d.r
+	reason := cause.Error()
+	if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: r.ID, Occurrence: r.DueAt, HandledAt: d.now,
+		Covers: d.missed + 1, Error: reason}); err != nil {
+		return err
+	}
+	var err error
 	switch {
-	case sendErr == nil:
-		log.Info("reminder delivered", "message_id", msg.ID, "late_ms", now.Sub(r.DueAt).Milliseconds())
-	case gaveUp:
-		outcome = "failed"
-		log.Warn("reminder given up", "err", describeSendError(sendErr))
+	case end || !r.Repeats():
+		err = db.MarkReminderFailed(ctx, tx, r.ID, d.now, r.Attempts+1, reason)
+	case d.next.IsZero():
+		// The rule ended with this occurrence: it ran its course.
+		err = db.FinishReminder(ctx, tx, r.ID, "", d.now, r.Occurrences+d.missed+1)
 	default:
-		outcome = "retry"
-		log.Warn("reminder delivery failed, will retry", "err", sendErr)
+		err = w.advance(ctx, tx, d, "")
 	}
+	if err == nil {
+		err = tx.Commit(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("reminder %d: record result: %w", r.ID, err)
+	}
+	w.done("failed", d)
+	return nil
+}
+
+// advance moves a repeating reminder to d.next and inserts its job.
+func (w *reminderWorker) advance(ctx context.Context, tx pgx.Tx, d delivery, messageID string) error {
+	r := d.r
+	occurrences := r.Occurrences + d.missed + 1
+	if err := db.AdvanceReminder(ctx, tx, r.ID, d.next, occurrences, messageID); err != nil {
+		return err
+	}
+	r.DueAt, r.Occurrences = d.next, occurrences
+	return w.s.planTx(ctx, tx, &r)
+}
+
+func (w *reminderWorker) done(outcome string, d delivery) {
 	if w.s.opts.ReminderDone != nil {
-		w.s.opts.ReminderDone(outcome, max(now.Sub(r.DueAt), 0))
+		w.s.opts.ReminderDone(outcome, max(d.now.Sub(d.r.DueAt), 0))
 	}
-	return result
+}
+
+// writePost asks the chat pipeline for a scheduled post's text.
+func (w *reminderWorker) writePost(ctx context.Context, r db.Reminder) (string, error) {
+	if w.s.opts.Post == nil {
+		return "", errors.New("no chat pipeline to write scheduled posts")
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.s.opts.JobTimeout)
+	defer cancel()
+	text, err := w.s.opts.Post(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", errors.New("the model wrote nothing")
+	}
+	return truncateRunes(text, maxMessageRunes), nil
+}
+
+// maxMessageRunes is Discord's limit on a message's content.
+const maxMessageRunes = 2000
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // outgoingMessage is the create-message body: discordgo's MessageSend has
@@ -157,19 +328,30 @@ type outgoingMessage struct {
 	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions"`
 	Nonce           string                            `json:"nonce"`
 	EnforceNonce    bool                              `json:"enforce_nonce"`
+	Components      []discordgo.MessageComponent      `json:"components,omitempty"`
 }
 
-func (w *reminderWorker) send(ctx context.Context, r db.Reminder, now time.Time) (*discordgo.Message, error) {
+func (w *reminderWorker) send(ctx context.Context, d delivery) (*discordgo.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.s.opts.SendTimeout)
 	defer cancel()
+	r := d.r
 	body := outgoingMessage{
-		Content: ReminderText(r, now, w.s.opts.Location, w.s.opts.LateAfter),
 		// Only the requester is pinged; @everyone, roles or other users in
-		// the text stay plain text.
+		// the text stay plain text. A scheduled post pings nobody.
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, Users: []string{r.UserID}},
 		// A retry after a lost response is not posted twice.
 		Nonce:        reminderNonce(r),
 		EnforceNonce: true,
+		Components:   buttons(w.s.opts.ButtonKey, r),
+	}
+	if r.Kind == db.KindPost {
+		body.Content = d.post
+		body.AllowedMentions.Users = []string{}
+	} else {
+		body.Content = ReminderText(r, d.now, w.s.location(r), w.s.opts.LateAfter)
+		if d.missed > 0 {
+			body.Content = reminderHead(r) + CatchUpNote(d.missed+1, d.next)
+		}
 	}
 	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)
 	raw, err := w.s.opts.Discord.RequestWithBucketID(http.MethodPost, endpoint, body, endpoint, discordgo.WithContext(ctx))
@@ -181,6 +363,17 @@ func (w *reminderWorker) send(ctx context.Context, r db.Reminder, now time.Time)
 		return nil, fmt.Errorf("decode sent message: %w", err)
 	}
 	return &m, nil
+}
+
+// CatchUpNote is what a repeating reminder that missed n occurrences while
+// no process ran adds to its one delivery, with its next occurrence (zero:
+// none).
+func CatchUpNote(n int, next time.Time) string {
+	note := fmt.Sprintf("\n（停止中に%d回分を逃しました", n)
+	if !next.IsZero() {
+		note += fmt.Sprintf("。次回は <t:%d:F>", next.Unix())
+	}
+	return note + "）"
 }
 
 // maxSearchPages bounds the look for an earlier delivery: 100 messages a
@@ -217,7 +410,10 @@ func (w *reminderWorker) findPosted(ctx context.Context, r db.Reminder) (*discor
 	}
 	since = since.Add(-time.Minute) // clocks differ; a job may start just early
 	nonce := reminderNonce(r)
-	marker := reminderHead(r)
+	marker := "" // a scheduled post is found by its nonce only
+	if r.Kind != db.KindPost {
+		marker = reminderHead(r)
+	}
 	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)
 	before := ""
 	for range maxSearchPages {
@@ -237,10 +433,12 @@ func (w *reminderWorker) findPosted(ctx context.Context, r db.Reminder) (*discor
 			if m.Timestamp.Before(since) {
 				return nil, nil // newest first: the rest is older still
 			}
-			if m.Author == nil || m.Author.ID != botID {
+			// A repeating reminder's last delivery (r.MessageID) is an
+			// earlier occurrence's, not this one's.
+			if m.Author == nil || m.Author.ID != botID || m.ID == r.MessageID {
 				continue
 			}
-			if strings.Trim(string(m.Nonce), `"`) == nonce || strings.HasPrefix(m.Content, marker) {
+			if strings.Trim(string(m.Nonce), `"`) == nonce || marker != "" && strings.HasPrefix(m.Content, marker) {
 				return &discordgo.Message{ID: m.ID, ChannelID: r.ChannelID, Content: m.Content, Timestamp: m.Timestamp}, nil
 			}
 		}
@@ -271,8 +469,14 @@ func (w *reminderWorker) botID(ctx context.Context) (string, error) {
 	return u.ID, nil
 }
 
-// reminderNonce is the nonce every attempt to deliver r carries.
-func reminderNonce(r db.Reminder) string { return strconv.FormatInt(r.ID, 10) }
+// reminderNonce is the nonce every attempt to deliver r (the occurrence
+// at r.DueAt, when it repeats) carries: digits, at most 25.
+func reminderNonce(r db.Reminder) string {
+	if r.Repeats() {
+		return fmt.Sprintf("%d%010d", r.ID, r.DueAt.Unix())
+	}
+	return strconv.FormatInt(r.ID, 10)
+}
 
 // reminderHead is how every delivery of r begins, whatever its lateness note.
 func reminderHead(r db.Reminder) string {

@@ -73,6 +73,14 @@ func (r *Reminders) Create(ctx context.Context, p db.ReminderParams) (db.Reminde
 			ErrTooFarAhead, int(r.s.opts.MaxAhead.Hours()/24))
 	}
 
+	p.Content = content
+	return r.insert(ctx, p, nil)
+}
+
+// insert stores p, checking the owner's limit (and check, when set) under
+// a lock on the owner's reminders, with the delivery job of its DueAt, in
+// one transaction.
+func (r *Reminders) insert(ctx context.Context, p db.ReminderParams, check func(tx pgx.Tx) error) (db.Reminder, error) {
 	var rem db.Reminder
 	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
 		// Serialise one user's creations so the cap holds under concurrency.
@@ -87,20 +95,17 @@ func (r *Reminders) Create(ctx context.Context, p db.ReminderParams) (db.Reminde
 		if n >= r.s.opts.MaxPending {
 			return fmt.Errorf("%w (%d pending, at most %d)", ErrTooManyPending, n, r.s.opts.MaxPending)
 		}
-		p.Content, p.CreatedAt = content, now
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
+		p.CreatedAt = r.s.now()
 		rem, err = db.CreateReminder(ctx, tx, p)
 		if err != nil {
 			return err
 		}
-		res, err := r.s.client.InsertTx(ctx, tx, reminderArgs{ReminderID: rem.ID}, &river.InsertOpts{ScheduledAt: rem.DueAt})
-		if err != nil {
-			return fmt.Errorf("insert delivery job: %w", err)
-		}
-		if err := db.SetReminderJob(ctx, tx, rem.ID, res.Job.ID); err != nil {
-			return err
-		}
-		rem.JobID = &res.Job.ID
-		return nil
+		return r.s.planTx(ctx, tx, &rem)
 	})
 	if err != nil {
 		return db.Reminder{}, fmt.Errorf("create reminder for %s: %w", p.UserID, err)

@@ -73,6 +73,19 @@ type Options struct {
 
 	MaxAhead   time.Duration // REMINDER_MAX_AHEAD_DAYS; default 365 days
 	MaxPending int           // REMINDER_MAX_PENDING, per user; default 50
+	// MaxPostsPerSpace is SCHEDULE_MAX_PER_SPACE, the scheduled posts one
+	// server may have; default 20.
+	MaxPostsPerSpace int
+
+	// Post writes the message of one occurrence of a scheduled post: the
+	// chat pipeline's answer to its Content, in its channel. Nil: scheduled
+	// posts are kept and not posted. An error posts nothing; the schedule
+	// goes on.
+	Post func(ctx context.Context, r db.Reminder) (string, error)
+	// ButtonKey signs the custom ids of the buttons on delivered reminders
+	// (see ButtonID); the same on every process, and kept across restarts.
+	// Empty: reminders go out without buttons.
+	ButtonKey []byte
 	// LateAfter is how late a reminder must be to say so. Default 1 min.
 	LateAfter time.Duration
 
@@ -121,6 +134,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxPending <= 0 {
 		o.MaxPending = 50
+	}
+	if o.MaxPostsPerSpace <= 0 {
+		o.MaxPostsPerSpace = 20
 	}
 	if o.LateAfter <= 0 {
 		o.LateAfter = time.Minute

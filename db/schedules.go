@@ -1,0 +1,131 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Repeating reminders and scheduled posts share the reminders table (see
+// Reminder.RRule and Kind); this file holds what only they need, and the
+// record of each occurrence handled.
+
+// Delivery is a row of reminder_deliveries: one occurrence of a reminder
+// handled.
+type Delivery struct {
+	ReminderID int64     `db:"reminder_id"`
+	Occurrence time.Time `db:"occurrence"` // when it was due
+	HandledAt  time.Time `db:"handled_at"`
+	MessageID  string    `db:"message_id"` // "" when nothing was posted
+	// Covers is how many occurrences the delivery stands for: more than
+	// one for the catch-up after downtime.
+	Covers int    `db:"covers"`
+	Error  string `db:"error"` // why nothing was posted
+}
+
+// Late is how long after its occurrence the delivery was handled.
+func (d Delivery) Late() time.Duration { return max(d.HandledAt.Sub(d.Occurrence), 0) }
+
+// RecordDelivery stores d. An occurrence already recorded is left as it was,
+// and RecordDelivery reports false.
+func RecordDelivery(ctx context.Context, q Querier, d Delivery) (bool, error) {
+	tag, err := q.Exec(ctx, `
+INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
+VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1), d.Error)
+	if err != nil {
+		return false, fmt.Errorf("record delivery of reminder %d: %w", d.ReminderID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// RecentDeliveries returns the last perReminder deliveries of each of ids,
+// newest first.
+func RecentDeliveries(ctx context.Context, q Querier, ids []int64, perReminder int) (map[int64][]Delivery, error) {
+	rows, err := q.Query(ctx, `
+SELECT d.reminder_id, d.occurrence, d.handled_at, d.message_id, d.covers, d.error
+FROM unnest($1::bigint[]) AS r(id)
+CROSS JOIN LATERAL (
+    SELECT * FROM reminder_deliveries WHERE reminder_id = r.id ORDER BY occurrence DESC LIMIT $2
+) d`, ids, perReminder)
+	if err != nil {
+		return nil, fmt.Errorf("recent deliveries: %w", err)
+	}
+	ds, err := pgx.CollectRows(rows, pgx.RowToStructByName[Delivery])
+	if err != nil {
+		return nil, fmt.Errorf("recent deliveries: %w", err)
+	}
+	out := make(map[int64][]Delivery, len(ids))
+	for _, d := range ds {
+		out[d.ReminderID] = append(out[d.ReminderID], d)
+	}
+	return out, nil
+}
+
+// AdvanceReminder moves repeating reminder id on to its next occurrence,
+// with occurrences gone by so far and the message of the last delivery
+// ("" keeps the one before); its job is set afterwards (SetReminderJob).
+func AdvanceReminder(ctx context.Context, q Querier, id int64, next time.Time, occurrences int, messageID string) error {
+	return execReminder(ctx, q, fmt.Sprintf("advance reminder %d", id), `
+UPDATE reminders SET due_at = $2, occurrences = $3, attempts = 0, last_error = '', job_id = NULL,
+       message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
+WHERE id = $1`, id, next.UTC(), occurrences, messageID)
+}
+
+// MoveReminder sets the next occurrence of reminder id (a skip, a resume),
+// clearing its pause; its job is set afterwards (SetReminderJob).
+func MoveReminder(ctx context.Context, q Querier, id int64, next time.Time) error {
+	return execReminder(ctx, q, fmt.Sprintf("move reminder %d", id), `
+UPDATE reminders SET due_at = $2, paused_at = NULL, attempts = 0, last_error = '', job_id = NULL
+WHERE id = $1`, id, next.UTC())
+}
+
+// PauseReminder pauses reminder id at at: it stays pending, undelivered.
+func PauseReminder(ctx context.Context, q Querier, id int64, at time.Time) error {
+	return execReminder(ctx, q, fmt.Sprintf("pause reminder %d", id),
+		"UPDATE reminders SET paused_at = $2, job_id = NULL WHERE id = $1", id, utcOrNow(at))
+}
+
+// LockOwnedReminder returns pending or not reminder id of userID — with
+// anyInGuild set, of anyone in that server — locked FOR UPDATE until the
+// end of q's transaction. Another user's (or none) is ErrNotFound.
+func LockOwnedReminder(ctx context.Context, q Querier, id int64, userID, anyInGuild string) (Reminder, error) {
+	return oneReminder(ctx, q, fmt.Sprintf("lock reminder %d", id), "SELECT "+reminderColumns+
+		" FROM reminders WHERE id = $1 AND (user_id = $2 OR ($3 <> '' AND guild_id = $3)) FOR UPDATE",
+		id, userID, anyInGuild)
+}
+
+// CountLivePosts counts the pending scheduled posts of server guildID.
+func CountLivePosts(ctx context.Context, q Querier, guildID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, "SELECT count(*) FROM reminders WHERE kind = 'post' AND guild_id = $1 AND "+reminderPending, guildID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count scheduled posts of %s: %w", guildID, err)
+	}
+	return n, nil
+}
+
+// LivePosts lists the pending scheduled posts of server guildID, soonest
+// first.
+func LivePosts(ctx context.Context, q Querier, guildID string) ([]Reminder, error) {
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE kind = 'post' AND guild_id = $1 AND "+
+		reminderPending+" ORDER BY due_at, id", guildID)
+	if err != nil {
+		return nil, fmt.Errorf("list scheduled posts of %s: %w", guildID, err)
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return nil, fmt.Errorf("list scheduled posts of %s: %w", guildID, err)
+	}
+	return rs, nil
+}
+
+// FinishReminder ends repeating reminder id after its last occurrence:
+// delivered in messageID at at, occurrences gone by in all.
+func FinishReminder(ctx context.Context, q Querier, id int64, messageID string, at time.Time, occurrences int) error {
+	return execReminder(ctx, q, fmt.Sprintf("finish reminder %d", id), `
+UPDATE reminders SET notified_at = $2, message_id = $3, occurrences = $4, attempts = 0, last_error = ''
+WHERE id = $1`, id, utcOrNow(at), messageID, occurrences)
+}

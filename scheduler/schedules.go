@@ -1,0 +1,301 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/recur"
+)
+
+// Repeating reminders and scheduled posts: a reminder with a recur.Rule,
+// stored as RRULE text. Each occurrence is one River job, unique by the
+// reminder and the occurrence; handling it plans the next.
+
+// More reasons a schedule is refused, beside Create's.
+var (
+	// ErrBadRule wraps recur's reason (in Japanese) a rule cannot be kept.
+	ErrBadRule = errors.New("the rule cannot be kept")
+	// ErrTooManyPosts is a server at SCHEDULE_MAX_PER_SPACE scheduled posts.
+	ErrTooManyPosts = errors.New("too many scheduled posts in this server")
+	// ErrNotRepeating is an action (skip) only a repeating reminder has.
+	ErrNotRepeating = errors.New("the reminder does not repeat")
+	// ErrPaused and ErrNotPaused refuse a pause of a paused reminder and a
+	// resume of one that runs.
+	ErrPaused    = errors.New("the reminder is paused")
+	ErrNotPaused = errors.New("the reminder is not paused")
+)
+
+// Owner is who acts on a reminder: UserID may touch their own; with Guild
+// set (they have Manage Messages there), anyone's in that server.
+type Owner struct {
+	UserID string
+	Guild  string
+}
+
+// Repeat validates rule (read in loc, the owner's zone) and p as Create
+// does, and stores the repeating reminder (p.Kind KindPost: the scheduled
+// post) with the job of its first occurrence. A post needs a server and
+// counts toward its limit. Refusals wrap Create's, ErrBadRule or
+// ErrTooManyPosts.
+func (r *Reminders) Repeat(ctx context.Context, p db.ReminderParams, rule recur.Rule, loc *time.Location) (db.Reminder, error) {
+	if loc == nil {
+		loc = r.s.opts.Location
+	}
+	now := r.s.now()
+	content := strings.TrimSpace(p.Content)
+	switch {
+	case p.ChannelID == "" || p.UserID == "":
+		return db.Reminder{}, fmt.Errorf("create schedule: %w", ErrMissingAudience)
+	case p.Kind == db.KindPost && p.GuildID == "":
+		return db.Reminder{}, fmt.Errorf("create schedule: %w (a scheduled post belongs to a server)", ErrMissingAudience)
+	case content == "":
+		return db.Reminder{}, fmt.Errorf("create schedule: %w", ErrEmptyContent)
+	case utf8.RuneCountInString(content) > MaxContentLength:
+		return db.Reminder{}, fmt.Errorf("create schedule: %w (%d characters, at most %d)",
+			ErrContentTooLong, utf8.RuneCountInString(content), MaxContentLength)
+	}
+	if _, err := time.LoadLocation(loc.String()); err != nil {
+		// The stored rule names its zone; TIMEZONE unset is "Local".
+		return db.Reminder{}, fmt.Errorf("create schedule: time zone %q has no name to store", loc)
+	}
+	rule = rule.Anchor(now, loc)
+	if err := rule.Validate(now, loc); err != nil {
+		return db.Reminder{}, fmt.Errorf("create schedule: %w: %w", ErrBadRule, err)
+	}
+	first := rule.Next(now, loc, 1)
+	if len(first) == 0 {
+		return db.Reminder{}, fmt.Errorf("create schedule: %w: この先に通知する回がありません", ErrBadRule)
+	}
+	p.Content, p.DueAt = content, first[0]
+	p.RRule, p.TimeZone, p.SkipHolidays = rule.RRULE(loc), loc.String(), rule.SkipHolidays
+	var check func(pgx.Tx) error
+	if p.Kind == db.KindPost {
+		check = func(tx pgx.Tx) error {
+			// Posts of one server are created under its lock too.
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "yorozu.posts:"+p.GuildID); err != nil {
+				return err
+			}
+			n, err := db.CountLivePosts(ctx, tx, p.GuildID)
+			if err != nil {
+				return err
+			}
+			if n >= r.s.opts.MaxPostsPerSpace {
+				return fmt.Errorf("%w (%d, at most %d)", ErrTooManyPosts, n, r.s.opts.MaxPostsPerSpace)
+			}
+			return nil
+		}
+	}
+	return r.insert(ctx, p, check)
+}
+
+// Rule reads a stored reminder's rule and zone back; a one-shot reminder is
+// ErrNotRepeating.
+func Rule(rem db.Reminder) (recur.Rule, *time.Location, error) {
+	if !rem.Repeats() {
+		return recur.Rule{}, nil, ErrNotRepeating
+	}
+	return recur.FromRRULE(rem.RRule, rem.SkipHolidays)
+}
+
+// NextOccurrences are rem's next n occurrences from its due time on (its
+// due time first): one for a one-shot reminder, none for one that is not
+// pending.
+func NextOccurrences(rem db.Reminder, n int) []time.Time {
+	if !rem.Pending() || n <= 0 {
+		return nil
+	}
+	if !rem.Repeats() {
+		return []time.Time{rem.DueAt}
+	}
+	rule, loc, err := Rule(rem)
+	if err != nil {
+		return []time.Time{rem.DueAt}
+	}
+	return append([]time.Time{rem.DueAt.In(loc)}, rule.Next(rem.DueAt, loc, n-1)...)
+}
+
+// Pause stops the deliveries of reminder id until Resume.
+func (r *Reminders) Pause(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
+		if rem.PausedAt != nil {
+			return ErrPaused
+		}
+		if err := r.s.cancelJobTx(ctx, tx, rem); err != nil {
+			return err
+		}
+		now := r.s.now()
+		rem.PausedAt = &now
+		return db.PauseReminder(ctx, tx, rem.ID, now)
+	})
+}
+
+// Resume restarts a paused reminder from its next occurrence after now; a
+// one-shot one whose time went by while paused is delivered at once.
+func (r *Reminders) Resume(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
+		if rem.PausedAt == nil {
+			return ErrNotPaused
+		}
+		next := rem.DueAt
+		if rem.Repeats() {
+			rule, loc, err := Rule(*rem)
+			if err != nil {
+				return err
+			}
+			after := r.s.now().Add(-time.Second)
+			if after.Before(rem.DueAt) {
+				after = rem.DueAt.Add(-time.Second)
+			}
+			times := rule.Next(after, loc, 1)
+			if len(times) == 0 {
+				return fmt.Errorf("%w: この先に通知する回がありません", ErrBadRule)
+			}
+			next = times[0]
+		}
+		if err := db.MoveReminder(ctx, tx, rem.ID, next); err != nil {
+			return err
+		}
+		rem.DueAt, rem.PausedAt = next, nil
+		return r.s.planTx(ctx, tx, rem)
+	})
+}
+
+// Skip passes over the next occurrence of repeating reminder id: it moves
+// to the one after. When none follows, the reminder ends.
+func (r *Reminders) Skip(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
+		if !rem.Repeats() {
+			return ErrNotRepeating
+		}
+		rule, loc, err := Rule(*rem)
+		if err != nil {
+			return err
+		}
+		if err := r.s.cancelJobTx(ctx, tx, rem); err != nil {
+			return err
+		}
+		if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: rem.ID, Occurrence: rem.DueAt,
+			HandledAt: r.s.now(), Error: "skipped"}); err != nil {
+			return err
+		}
+		times := rule.Next(rem.DueAt, loc, 1)
+		if len(times) == 0 {
+			now := r.s.now()
+			rem.NotifiedAt = &now
+			return db.MarkReminderDelivered(ctx, tx, rem.ID, rem.MessageID, now, rem.Attempts)
+		}
+		rem.Occurrences++
+		if err := db.AdvanceReminder(ctx, tx, rem.ID, times[0], rem.Occurrences, ""); err != nil {
+			return err
+		}
+		rem.DueAt, rem.JobID = times[0], nil
+		if rem.PausedAt != nil {
+			return nil // skipping while paused moves where it resumes
+		}
+		return r.s.planTx(ctx, tx, rem)
+	})
+}
+
+// Snooze makes a one-shot copy of reminder id, due d from now: the 「10分後」
+// button. The copy counts toward its owner's limit.
+func (r *Reminders) Snooze(ctx context.Context, who Owner, id int64, d time.Duration) (db.Reminder, error) {
+	rem, err := r.Get(ctx, who, id)
+	if err != nil {
+		return db.Reminder{}, err
+	}
+	return r.Create(ctx, db.ReminderParams{
+		SessionKey: rem.SessionKey, GuildID: rem.GuildID, ChannelID: rem.ChannelID, UserID: rem.UserID,
+		Content: rem.Content, DueAt: r.s.now().Add(d), SourceMessageID: rem.SourceMessageID,
+		Kind: rem.Kind, TimeZone: rem.TimeZone,
+	})
+}
+
+// Get returns reminder id, pending or not, if who may touch it; else
+// db.ErrNotFound.
+func (r *Reminders) Get(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+	rem, err := db.ReminderByID(ctx, r.s.pool, id)
+	if err != nil {
+		return db.Reminder{}, err
+	}
+	if rem.UserID != who.UserID && (who.Guild == "" || rem.GuildID != who.Guild) {
+		return db.Reminder{}, fmt.Errorf("get reminder %d: %w", id, db.ErrNotFound)
+	}
+	return rem, nil
+}
+
+// Posts lists the pending scheduled posts of server guildID.
+func (r *Reminders) Posts(ctx context.Context, guildID string) ([]db.Reminder, error) {
+	return db.LivePosts(ctx, r.s.pool, guildID)
+}
+
+// change runs fn on pending reminder id, locked, if who may touch it:
+// another's is db.ErrNotFound, one no longer pending
+// db.ErrReminderNotPending.
+func (r *Reminders) change(ctx context.Context, who Owner, id int64, fn func(tx pgx.Tx, rem *db.Reminder) error) (db.Reminder, error) {
+	var rem db.Reminder
+	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
+		var err error
+		rem, err = db.LockOwnedReminder(ctx, tx, id, who.UserID, who.Guild)
+		if err != nil {
+			return err
+		}
+		if !rem.Pending() {
+			return fmt.Errorf("reminder %d: %w", id, db.ErrReminderNotPending)
+		}
+		return fn(tx, &rem)
+	})
+	return rem, err
+}
+
+// planTx inserts the job that handles rem's DueAt and links it to the row.
+// A repeating reminder's job is unique by the reminder and the occurrence,
+// so planning the same occurrence twice (two processes, a retry) makes one
+// job.
+func (s *Scheduler) planTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder) error {
+	args := reminderArgs{ReminderID: rem.ID, Post: rem.Kind == db.KindPost}
+	opts := &river.InsertOpts{ScheduledAt: rem.DueAt}
+	if rem.Repeats() {
+		args.Occurrence = rem.DueAt.Unix()
+		opts.UniqueOpts = river.UniqueOpts{ByArgs: true}
+	}
+	res, err := s.client.InsertTx(ctx, tx, args, opts)
+	if err != nil {
+		return fmt.Errorf("insert delivery job: %w", err)
+	}
+	if err := db.SetReminderJob(ctx, tx, rem.ID, res.Job.ID); err != nil {
+		return err
+	}
+	rem.JobID = &res.Job.ID
+	return nil
+}
+
+// cancelJobTx cancels rem's delivery job. The worker would find the row
+// changed and do nothing anyway; cancelling keeps River's tables honest.
+func (s *Scheduler) cancelJobTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder) error {
+	if rem.JobID == nil {
+		return nil
+	}
+	if _, err := s.client.JobCancelTx(ctx, tx, *rem.JobID); err != nil && !errors.Is(err, river.ErrNotFound) {
+		return fmt.Errorf("cancel job %d: %w", *rem.JobID, err)
+	}
+	rem.JobID = nil
+	return nil
+}
+
+// location is the zone r's times were read in: its own, else TIMEZONE.
+func (s *Scheduler) location(r db.Reminder) *time.Location {
+	if r.TimeZone != "" {
+		if loc, err := time.LoadLocation(r.TimeZone); err == nil {
+			return loc
+		}
+	}
+	return s.opts.Location
+}

@@ -1,0 +1,399 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/recur"
+)
+
+// tokyo is the zone schedules are read in: an IANA one, as stored rules
+// name their zone.
+var tokyo = func() *time.Location {
+	loc, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}()
+
+// testClock is a scheduler clock a test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock(t time.Time) *testClock { return &testClock{t: t} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+func parseRule(t testing.TB, words string, now time.Time) recur.Rule {
+	t.Helper()
+	r, err := recur.Parse(words, now, tokyo)
+	if err != nil {
+		t.Fatalf("parse %q: %v", words, err)
+	}
+	return r
+}
+
+func repeat(t testing.TB, r *Reminders, user, channel, content, words string) db.Reminder {
+	t.Helper()
+	rem, err := r.Repeat(context.Background(), db.ReminderParams{
+		SessionKey: "discord:channel:" + channel, GuildID: "g1", ChannelID: channel, UserID: user, Content: content,
+	}, parseRule(t, words, r.Now()), tokyo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rem
+}
+
+// work runs the job of rem's current occurrence by hand, as River would.
+func work(t testing.TB, s *Scheduler, rem db.Reminder) error {
+	t.Helper()
+	args := reminderArgs{ReminderID: rem.ID, Post: rem.Kind == db.KindPost}
+	if rem.Repeats() {
+		args.Occurrence = rem.DueAt.Unix()
+	}
+	w := &reminderWorker{s: s}
+	return w.Work(context.Background(), &river.Job[reminderArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: args})
+}
+
+func deliveries(t testing.TB, s *Scheduler, id int64) []db.Delivery {
+	t.Helper()
+	ds, err := db.RecentDeliveries(context.Background(), s.pool, []int64{id}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds[id]
+}
+
+func at(y int, m time.Month, d, h, min int) time.Time { return time.Date(y, m, d, h, min, 0, 0, tokyo) }
+
+func TestDailyDeliveredOnceThenPlansTomorrow(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 59))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now, ButtonKey: []byte("k")})
+
+	rem := repeat(t, s.Reminders(), "u1", "c1", "薬を飲む", "毎朝7時")
+	if want := at(2026, 12, 2, 7, 0); !rem.DueAt.Equal(want) {
+		t.Fatalf("first occurrence %s, want %s", rem.DueAt, want)
+	}
+	if !strings.Contains(rem.RRule, "FREQ=DAILY") || rem.TimeZone != "Asia/Tokyo" {
+		t.Errorf("stored rule %q in %q", rem.RRule, rem.TimeZone)
+	}
+
+	clock.Set(at(2026, 12, 2, 7, 0).Add(300 * time.Millisecond))
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	// The same occurrence's job again (a retry, a second process): nothing.
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	posts := fd.posts("c1")
+	if len(posts) != 1 {
+		t.Fatalf("%d posts, want 1", len(posts))
+	}
+	b := decodeBody(t, posts[0])
+	if b.Content != "<@u1> ⏰ リマインド: 薬を飲む" {
+		t.Errorf("content %q", b.Content)
+	}
+	if want := reminderNonce(rem); b.Nonce != want || len(b.Nonce) > 25 {
+		t.Errorf("nonce %q, want %q", b.Nonce, want)
+	}
+	if !strings.Contains(string(posts[0].Body), ButtonPrefix+ActionSkip+":") || !strings.Contains(string(posts[0].Body), "次回をスキップ") {
+		t.Errorf("no skip button in %s", posts[0].Body)
+	}
+
+	got := reminder(t, s, rem.ID)
+	if want := at(2026, 12, 3, 7, 0); !got.DueAt.Equal(want) || !got.Pending() || got.Occurrences != 1 {
+		t.Errorf("after delivery: due %s pending %v occurrences %d, want %s, pending, 1", got.DueAt, got.Pending(), got.Occurrences, want)
+	}
+	if got.JobID == nil || *got.JobID == *rem.JobID {
+		t.Fatalf("next occurrence has no job of its own: %v", got.JobID)
+	}
+	j, err := s.client.JobGet(context.Background(), *got.JobID)
+	if err != nil || !j.ScheduledAt.Equal(at(2026, 12, 3, 7, 0)) {
+		t.Errorf("next job %+v, %v", j, err)
+	}
+	ds := deliveries(t, s, rem.ID)
+	if len(ds) != 1 || ds[0].MessageID == "" || ds[0].Late() != 300*time.Millisecond {
+		t.Errorf("deliveries %+v", ds)
+	}
+	if next := NextOccurrences(got, 3); len(next) != 3 || !next[2].Equal(at(2026, 12, 5, 7, 0)) {
+		t.Errorf("next occurrences %v", next)
+	}
+}
+
+func TestMonthlySkipsNewYearsDay(t *testing.T) {
+	pool := newPool(t)
+	clock := newClock(at(2026, 12, 15, 12, 0))
+	s := newScheduler(t, pool, nil, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "家賃", "毎月1日の9時、祝日は除く")
+	if want := at(2027, 2, 1, 9, 0); !rem.DueAt.Equal(want) {
+		t.Errorf("first occurrence %s, want %s (2027-01-01 is 元日)", rem.DueAt, want)
+	}
+	if !rem.SkipHolidays {
+		t.Error("holiday flag not stored")
+	}
+}
+
+func TestCatchUpAfterDowntime(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 0))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "ゴミ出し", "毎日7時")
+
+	// Down from before 7:00 on the 2nd until 8:00 on the 4th: three missed.
+	clock.Set(at(2026, 12, 4, 8, 0))
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	posts := fd.posts("c1")
+	if len(posts) != 1 {
+		t.Fatalf("%d posts, want one catch-up", len(posts))
+	}
+	want := "<@u1> ⏰ リマインド: ゴミ出し\n（停止中に3回分を逃しました。次回は <t:" // 12月5日 7:00
+	if c := decodeBody(t, posts[0]).Content; !strings.HasPrefix(c, want) {
+		t.Errorf("content %q, want prefix %q", c, want)
+	}
+	got := reminder(t, s, rem.ID)
+	if !got.DueAt.Equal(at(2026, 12, 5, 7, 0)) || got.Occurrences != 3 {
+		t.Errorf("after catch-up: due %s, occurrences %d", got.DueAt, got.Occurrences)
+	}
+	if ds := deliveries(t, s, rem.ID); len(ds) != 1 || ds[0].Covers != 3 {
+		t.Errorf("deliveries %+v", ds)
+	}
+}
+
+func TestCountEndsTheRule(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 0))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "ストレッチ", "毎日7時 2回")
+	for day := 2; day <= 3; day++ {
+		clock.Set(at(2026, 12, day, 7, 0))
+		if err := work(t, s, reminder(t, s, rem.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := reminder(t, s, rem.ID)
+	if got.Pending() || got.NotifiedAt == nil || got.Occurrences != 2 || len(fd.posts("c1")) != 2 {
+		t.Errorf("after two of 2回: %+v, %d posts", got, len(fd.posts("c1")))
+	}
+}
+
+func TestPauseResumeSkip(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 0)) // a Wednesday
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	r := s.Reminders()
+	ctx := context.Background()
+	rem := repeat(t, r, "u1", "c1", "燃えるゴミ", "毎週月・木の7時")
+	if want := at(2026, 12, 3, 7, 0); !rem.DueAt.Equal(want) {
+		t.Fatalf("first %s, want Thursday %s", rem.DueAt, want)
+	}
+	owner := Owner{UserID: "u1"}
+
+	if _, err := r.Pause(ctx, Owner{UserID: "u2"}, rem.ID); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("someone else's pause: %v, want not found", err)
+	}
+	paused, err := r.Pause(ctx, owner, rem.ID)
+	if err != nil || paused.PausedAt == nil {
+		t.Fatalf("pause: %+v, %v", paused, err)
+	}
+	if _, err := r.Pause(ctx, owner, rem.ID); !errors.Is(err, ErrPaused) {
+		t.Errorf("second pause: %v", err)
+	}
+	pollDB(t, 5*time.Second, "job cancelled", func() bool { return jobState(t, s, rem) == rivertype.JobStateCancelled })
+	// Its job, had it run anyway, delivers nothing while paused.
+	clock.Set(at(2026, 12, 3, 7, 0))
+	if err := work(t, s, rem); err != nil || len(fd.posts("c1")) != 0 {
+		t.Fatalf("paused delivery: %v, %d posts", err, len(fd.posts("c1")))
+	}
+
+	// Resumed on Friday: the next is Monday, Thursday's missed one is not
+	// sent.
+	clock.Set(at(2026, 12, 4, 12, 0))
+	resumed, err := r.Resume(ctx, Owner{UserID: "mod", Guild: "g1"}, rem.ID)
+	if err != nil || resumed.PausedAt != nil || !resumed.DueAt.Equal(at(2026, 12, 7, 7, 0)) {
+		t.Fatalf("resume: %+v, %v", resumed, err)
+	}
+	if _, err := r.Resume(ctx, owner, rem.ID); !errors.Is(err, ErrNotPaused) {
+		t.Errorf("second resume: %v", err)
+	}
+
+	skipped, err := r.Skip(ctx, owner, rem.ID)
+	if err != nil || !skipped.DueAt.Equal(at(2026, 12, 10, 7, 0)) {
+		t.Fatalf("skip: %+v, %v", skipped, err)
+	}
+	// The skipped occurrence's job is stale: it posts nothing.
+	clock.Set(at(2026, 12, 7, 7, 0))
+	if err := work(t, s, resumed); err != nil || len(fd.posts("c1")) != 0 {
+		t.Fatalf("skipped occurrence: %v, %d posts", err, len(fd.posts("c1")))
+	}
+	clock.Set(at(2026, 12, 10, 7, 0))
+	if err := work(t, s, skipped); err != nil || len(fd.posts("c1")) != 1 {
+		t.Fatalf("after skip: %v, %d posts", err, len(fd.posts("c1")))
+	}
+
+	one := create(t, r, "u1", "c1", "単発", clock.Now().Add(time.Hour))
+	if _, err := r.Skip(ctx, owner, one.ID); !errors.Is(err, ErrNotRepeating) {
+		t.Errorf("skip of a one-shot: %v", err)
+	}
+}
+
+func TestSnoozeMakesAOneShotCopy(t *testing.T) {
+	pool := newPool(t)
+	clock := newClock(at(2026, 12, 2, 7, 0))
+	s := newScheduler(t, pool, nil, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "薬", "毎日8時")
+	copy, err := s.Reminders().Snooze(context.Background(), Owner{UserID: "u1"}, rem.ID, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copy.Repeats() || !copy.DueAt.Equal(clock.Now().Add(10*time.Minute)) || copy.Content != "薬" || copy.ID == rem.ID {
+		t.Errorf("snooze copy %+v", copy)
+	}
+	if _, err := s.Reminders().Snooze(context.Background(), Owner{UserID: "u2"}, rem.ID, time.Hour); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("someone else's snooze: %v", err)
+	}
+}
+
+func TestScheduledPost(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 4, 16, 0)) // a Friday
+	fail := false
+	var prompts []string
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now, MaxPostsPerSpace: 1, ButtonKey: []byte("k"),
+		Post: func(_ context.Context, r db.Reminder) (string, error) {
+			prompts = append(prompts, r.Content)
+			if fail {
+				return "", errors.New("ollama: connection refused")
+			}
+			return "今週の話題: @everyone 忘年会", nil
+		}})
+	r := s.Reminders()
+	p := db.ReminderParams{GuildID: "g1", ChannelID: "c1", UserID: "u1", Content: "今週の話題をまとめて", Kind: db.KindPost}
+	rem, err := r.Repeat(context.Background(), p, parseRule(t, "毎週金曜17時", clock.Now()), tokyo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Repeat(context.Background(), p, parseRule(t, "毎週月曜9時", clock.Now()), tokyo); !errors.Is(err, ErrTooManyPosts) {
+		t.Errorf("second post over the limit of 1: %v", err)
+	}
+
+	clock.Set(at(2026, 12, 4, 17, 0))
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	posts := fd.posts("c1")
+	if len(posts) != 1 || len(prompts) != 1 || prompts[0] != "今週の話題をまとめて" {
+		t.Fatalf("%d posts, prompts %q", len(posts), prompts)
+	}
+	b := decodeBody(t, posts[0])
+	if b.Content != "今週の話題: @everyone 忘年会" || len(b.AllowedMentions.Users) != 0 || len(b.AllowedMentions.Parse) != 0 {
+		t.Errorf("post %+v", b)
+	}
+	if strings.Contains(string(posts[0].Body), ButtonPrefix) {
+		t.Error("a scheduled post carries reminder buttons")
+	}
+
+	// The model down: nothing posted, logged as the delivery's error, and
+	// the next Friday planned.
+	fail = true
+	next := reminder(t, s, rem.ID)
+	clock.Set(at(2026, 12, 11, 17, 0))
+	if err := work(t, s, next); err != nil {
+		t.Fatal(err)
+	}
+	got := reminder(t, s, rem.ID)
+	if len(fd.posts("c1")) != 1 || !got.Pending() || !got.DueAt.Equal(at(2026, 12, 18, 17, 0)) {
+		t.Errorf("after a failed model call: %d posts, %+v", len(fd.posts("c1")), got)
+	}
+	if ds := deliveries(t, s, rem.ID); len(ds) != 2 || !strings.Contains(ds[0].Error, "connection refused") || ds[0].MessageID != "" {
+		t.Errorf("deliveries %+v", ds)
+	}
+}
+
+func TestRepeatRefusals(t *testing.T) {
+	pool := newPool(t)
+	clock := newClock(at(2026, 12, 2, 12, 0))
+	s := newScheduler(t, pool, nil, Options{Now: clock.Now, MaxPending: 1})
+	r := s.Reminders()
+	ctx := context.Background()
+	p := db.ReminderParams{ChannelID: "c1", UserID: "u1", Content: "x"}
+	tests := []struct {
+		name string
+		rule recur.Rule
+	}{
+		{"every 5 minutes", recur.Rule{Freq: recur.Minutely, Interval: 5}},
+		{"30 February", recur.Rule{Freq: recur.Yearly, Month: time.February, MonthDays: []int{30}, Hour: 9}},
+		{"ends before it starts", recur.Rule{Freq: recur.Daily, Hour: 9, Start: at(2027, 3, 1, 0, 0), Until: at(2027, 2, 1, 0, 0)}},
+	}
+	for _, tc := range tests {
+		if _, err := r.Repeat(ctx, p, tc.rule, tokyo); !errors.Is(err, ErrBadRule) {
+			t.Errorf("%s: %v, want ErrBadRule", tc.name, err)
+		}
+	}
+	// 03:00 is fine for a reminder.
+	if _, err := r.Repeat(ctx, p, recur.Rule{Freq: recur.Daily, Hour: 3, Minute: 30}, tokyo); err != nil {
+		t.Errorf("daily 3:30: %v", err)
+	}
+	if _, err := r.Repeat(ctx, p, recur.Rule{Freq: recur.Daily, Hour: 9}, tokyo); !errors.Is(err, ErrTooManyPending) {
+		t.Errorf("over REMINDER_MAX_PENDING: %v", err)
+	}
+}
+
+func TestButtonIDs(t *testing.T) {
+	pool := newPool(t)
+	s := newScheduler(t, pool, nil, Options{ButtonKey: []byte("secret")})
+	other := newScheduler(t, pool, nil, Options{ButtonKey: []byte("another")})
+	id := buttonID([]byte("secret"), ActionSnooze10, 42)
+	if len(id) > 100 {
+		t.Errorf("custom id %q is longer than Discord's 100", id)
+	}
+	if a, n, err := s.Reminders().ReadButton(id); err != nil || a != ActionSnooze10 || n != 42 {
+		t.Errorf("read %q: %q %d %v", id, a, n, err)
+	}
+	if _, _, err := other.Reminders().ReadButton(id); !errors.Is(err, ErrForgedButton) {
+		t.Errorf("another key: %v, want forged", err)
+	}
+	forged := strings.Replace(id, ":42:", ":43:", 1)
+	if _, _, err := s.Reminders().ReadButton(forged); !errors.Is(err, ErrForgedButton) {
+		t.Errorf("changed id: %v, want forged", err)
+	}
+	for _, bad := range []string{"", "yz:r:", "yz:r:s10:x:abc", "other:thing", ButtonPrefix + "nope:1:" + sign([]byte("secret"), "nope:1")} {
+		if _, _, err := s.Reminders().ReadButton(bad); err == nil {
+			t.Errorf("%q read without error", bad)
+		}
+	}
+}
