@@ -34,10 +34,21 @@ var (
 )
 
 // Owner is who acts on a reminder: UserID may touch their own; with Guild
-// set (they have Manage Messages there), anyone's in that server.
+// set (they have Manage Messages there), anyone's in that server; Admin
+// (the admin page) anyone's anywhere.
 type Owner struct {
 	UserID string
 	Guild  string
+	Admin  bool
+}
+
+// lock returns reminder id locked FOR UPDATE if who may touch it, else
+// db.ErrNotFound.
+func (who Owner) lock(ctx context.Context, tx pgx.Tx, id int64) (db.Reminder, error) {
+	if who.Admin {
+		return db.LockReminderForDelivery(ctx, tx, id)
+	}
+	return db.LockOwnedReminder(ctx, tx, id, who.UserID, who.Guild)
 }
 
 // Repeat validates rule (read in loc, the owner's zone) and p as Create
@@ -225,7 +236,7 @@ func (r *Reminders) Get(ctx context.Context, who Owner, id int64) (db.Reminder, 
 	if err != nil {
 		return db.Reminder{}, err
 	}
-	if rem.UserID != who.UserID && (who.Guild == "" || rem.GuildID != who.Guild) {
+	if !who.Admin && rem.UserID != who.UserID && (who.Guild == "" || rem.GuildID != who.Guild) {
 		return db.Reminder{}, fmt.Errorf("get reminder %d: %w", id, db.ErrNotFound)
 	}
 	return rem, nil
@@ -243,7 +254,7 @@ func (r *Reminders) change(ctx context.Context, who Owner, id int64, fn func(tx 
 	var rem db.Reminder
 	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
 		var err error
-		rem, err = db.LockOwnedReminder(ctx, tx, id, who.UserID, who.Guild)
+		rem, err = who.lock(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -298,4 +309,28 @@ func (s *Scheduler) location(r db.Reminder) *time.Location {
 		}
 	}
 	return s.opts.Location
+}
+
+// Upcoming is NextOccurrences as a method, for callers that reach the
+// reminders through an interface.
+func (r *Reminders) Upcoming(rem db.Reminder, n int) []time.Time { return NextOccurrences(rem, n) }
+
+// RuleText is rem's rule in words (毎週 月・木 7:00、祝日は除く); "" for a
+// one-shot reminder.
+func (r *Reminders) RuleText(rem db.Reminder) string {
+	rule, _, err := Rule(rem)
+	if err != nil {
+		return ""
+	}
+	return rule.Describe()
+}
+
+// AdminPause pauses anyone's reminder id: the admin page's button.
+func (r *Reminders) AdminPause(ctx context.Context, id int64) (db.Reminder, error) {
+	return r.Pause(ctx, Owner{Admin: true}, id)
+}
+
+// AdminResume resumes anyone's paused reminder id.
+func (r *Reminders) AdminResume(ctx context.Context, id int64) (db.Reminder, error) {
+	return r.Resume(ctx, Owner{Admin: true}, id)
 }
