@@ -12,6 +12,15 @@ import (
 // Reminder.RRule and Kind); this file holds what only they need, and the
 // record of each occurrence handled.
 
+// Owner is who acts on a reminder: UserID may touch their own; with Guild
+// set (they have Manage Messages there), anyone's in that server; Admin
+// (the admin page) anyone's anywhere.
+type Owner struct {
+	UserID string
+	Guild  string
+	Admin  bool
+}
+
 // Delivery is a row of reminder_deliveries: one occurrence of a reminder
 // handled.
 type Delivery struct {

@@ -33,18 +33,9 @@ var (
 	ErrNotPaused = errors.New("the reminder is not paused")
 )
 
-// Owner is who acts on a reminder: UserID may touch their own; with Guild
-// set (they have Manage Messages there), anyone's in that server; Admin
-// (the admin page) anyone's anywhere.
-type Owner struct {
-	UserID string
-	Guild  string
-	Admin  bool
-}
-
 // lock returns reminder id locked FOR UPDATE if who may touch it, else
 // db.ErrNotFound.
-func (who Owner) lock(ctx context.Context, tx pgx.Tx, id int64) (db.Reminder, error) {
+func lock(ctx context.Context, tx pgx.Tx, who db.Owner, id int64) (db.Reminder, error) {
 	if who.Admin {
 		return db.LockReminderForDelivery(ctx, tx, id)
 	}
@@ -134,7 +125,7 @@ func NextOccurrences(rem db.Reminder, n int) []time.Time {
 }
 
 // Pause stops the deliveries of reminder id until Resume.
-func (r *Reminders) Pause(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+func (r *Reminders) Pause(ctx context.Context, who db.Owner, id int64) (db.Reminder, error) {
 	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
 		if rem.PausedAt != nil {
 			return ErrPaused
@@ -150,7 +141,7 @@ func (r *Reminders) Pause(ctx context.Context, who Owner, id int64) (db.Reminder
 
 // Resume restarts a paused reminder from its next occurrence after now; a
 // one-shot one whose time went by while paused is delivered at once.
-func (r *Reminders) Resume(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+func (r *Reminders) Resume(ctx context.Context, who db.Owner, id int64) (db.Reminder, error) {
 	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
 		if rem.PausedAt == nil {
 			return ErrNotPaused
@@ -181,7 +172,7 @@ func (r *Reminders) Resume(ctx context.Context, who Owner, id int64) (db.Reminde
 
 // Skip passes over the next occurrence of repeating reminder id: it moves
 // to the one after. When none follows, the reminder ends.
-func (r *Reminders) Skip(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+func (r *Reminders) Skip(ctx context.Context, who db.Owner, id int64) (db.Reminder, error) {
 	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
 		if !rem.Repeats() {
 			return ErrNotRepeating
@@ -217,7 +208,7 @@ func (r *Reminders) Skip(ctx context.Context, who Owner, id int64) (db.Reminder,
 
 // Snooze makes a one-shot copy of reminder id, due d from now: the 「10分後」
 // button. The copy counts toward its owner's limit.
-func (r *Reminders) Snooze(ctx context.Context, who Owner, id int64, d time.Duration) (db.Reminder, error) {
+func (r *Reminders) Snooze(ctx context.Context, who db.Owner, id int64, d time.Duration) (db.Reminder, error) {
 	rem, err := r.Get(ctx, who, id)
 	if err != nil {
 		return db.Reminder{}, err
@@ -231,7 +222,7 @@ func (r *Reminders) Snooze(ctx context.Context, who Owner, id int64, d time.Dura
 
 // Get returns reminder id, pending or not, if who may touch it; else
 // db.ErrNotFound.
-func (r *Reminders) Get(ctx context.Context, who Owner, id int64) (db.Reminder, error) {
+func (r *Reminders) Get(ctx context.Context, who db.Owner, id int64) (db.Reminder, error) {
 	rem, err := db.ReminderByID(ctx, r.s.pool, id)
 	if err != nil {
 		return db.Reminder{}, err
@@ -250,11 +241,11 @@ func (r *Reminders) Posts(ctx context.Context, guildID string) ([]db.Reminder, e
 // change runs fn on pending reminder id, locked, if who may touch it:
 // another's is db.ErrNotFound, one no longer pending
 // db.ErrReminderNotPending.
-func (r *Reminders) change(ctx context.Context, who Owner, id int64, fn func(tx pgx.Tx, rem *db.Reminder) error) (db.Reminder, error) {
+func (r *Reminders) change(ctx context.Context, who db.Owner, id int64, fn func(tx pgx.Tx, rem *db.Reminder) error) (db.Reminder, error) {
 	var rem db.Reminder
 	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
 		var err error
-		rem, err = who.lock(ctx, tx, id)
+		rem, err = lock(ctx, tx, who, id)
 		if err != nil {
 			return err
 		}
@@ -327,10 +318,10 @@ func (r *Reminders) RuleText(rem db.Reminder) string {
 
 // AdminPause pauses anyone's reminder id: the admin page's button.
 func (r *Reminders) AdminPause(ctx context.Context, id int64) (db.Reminder, error) {
-	return r.Pause(ctx, Owner{Admin: true}, id)
+	return r.Pause(ctx, db.Owner{Admin: true}, id)
 }
 
 // AdminResume resumes anyone's paused reminder id.
 func (r *Reminders) AdminResume(ctx context.Context, id int64) (db.Reminder, error) {
-	return r.Resume(ctx, Owner{Admin: true}, id)
+	return r.Resume(ctx, db.Owner{Admin: true}, id)
 }

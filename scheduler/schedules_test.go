@@ -219,9 +219,9 @@ func TestPauseResumeSkip(t *testing.T) {
 	if want := at(2026, 12, 3, 7, 0); !rem.DueAt.Equal(want) {
 		t.Fatalf("first %s, want Thursday %s", rem.DueAt, want)
 	}
-	owner := Owner{UserID: "u1"}
+	owner := db.Owner{UserID: "u1"}
 
-	if _, err := r.Pause(ctx, Owner{UserID: "u2"}, rem.ID); !errors.Is(err, db.ErrNotFound) {
+	if _, err := r.Pause(ctx, db.Owner{UserID: "u2"}, rem.ID); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("someone else's pause: %v, want not found", err)
 	}
 	paused, err := r.Pause(ctx, owner, rem.ID)
@@ -241,7 +241,7 @@ func TestPauseResumeSkip(t *testing.T) {
 	// Resumed on Friday: the next is Monday, Thursday's missed one is not
 	// sent.
 	clock.Set(at(2026, 12, 4, 12, 0))
-	resumed, err := r.Resume(ctx, Owner{UserID: "mod", Guild: "g1"}, rem.ID)
+	resumed, err := r.Resume(ctx, db.Owner{UserID: "mod", Guild: "g1"}, rem.ID)
 	if err != nil || resumed.PausedAt != nil || !resumed.DueAt.Equal(at(2026, 12, 7, 7, 0)) {
 		t.Fatalf("resume: %+v, %v", resumed, err)
 	}
@@ -274,14 +274,14 @@ func TestSnoozeMakesAOneShotCopy(t *testing.T) {
 	clock := newClock(at(2026, 12, 2, 7, 0))
 	s := newScheduler(t, pool, nil, Options{Now: clock.Now})
 	rem := repeat(t, s.Reminders(), "u1", "c1", "薬", "毎日8時")
-	copy, err := s.Reminders().Snooze(context.Background(), Owner{UserID: "u1"}, rem.ID, 10*time.Minute)
+	copy, err := s.Reminders().Snooze(context.Background(), db.Owner{UserID: "u1"}, rem.ID, 10*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if copy.Repeats() || !copy.DueAt.Equal(clock.Now().Add(10*time.Minute)) || copy.Content != "薬" || copy.ID == rem.ID {
 		t.Errorf("snooze copy %+v", copy)
 	}
-	if _, err := s.Reminders().Snooze(context.Background(), Owner{UserID: "u2"}, rem.ID, time.Hour); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.Reminders().Snooze(context.Background(), db.Owner{UserID: "u2"}, rem.ID, time.Hour); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("someone else's snooze: %v", err)
 	}
 }
