@@ -77,7 +77,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, c)
 	var out any = res.body
 	if res.msg != nil && res.body == nil && res.status == http.StatusOK {
-		out = s.wireMessage(res.msg)
+		out = listedMessage{Message: s.wireMessage(res.msg), Nonce: res.msg.Nonce, Components: wireComponents(res.msg)}
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
@@ -139,6 +139,10 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return s.getMemberLocked(seg[1], seg[3])
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodGet:
 		return s.getWebhookLocked(seg[1], seg[2])
+	case seg[0] == "webhooks" && len(seg) == 5 && seg[1] == appID && seg[3] == "messages" && r.Method == http.MethodPatch:
+		return s.editInteractionMessageLocked(seg[2], seg[4], body)
+	case seg[0] == "webhooks" && len(seg) == 3 && seg[1] == appID && r.Method == http.MethodPost:
+		return s.followupLocked(seg[2], r.URL.Query().Get("wait") == "true", body)
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
 		return s.webhookLocked(seg[1], seg[2], r.URL.Query().Get("wait") == "true", body)
 	case seg[0] == "applications" && len(seg) == 3 && seg[2] == "commands" && r.Method == http.MethodPut:

@@ -36,7 +36,13 @@ type Message struct {
 	// Attached are a user message's attachments as SendMessage got them
 	// (files served by AddAttachment).
 	Attached []*discordgo.MessageAttachment
-	Edits    int
+	// Components are the message's action rows and buttons, as discordgo
+	// reads them (Buttons lists the buttons).
+	Components []discordgo.MessageComponent
+	// Flags are as the creator sent them (an ephemeral follow-up has
+	// discordgo.MessageFlagsEphemeral).
+	Flags discordgo.MessageFlags
+	Edits int
 	// Nonce and EnforceNonce are as the creator sent them.
 	Nonce        string
 	EnforceNonce bool
@@ -58,6 +64,10 @@ type outgoing struct {
 	MessageReference *discordgo.MessageReference       `json:"message_reference"`
 	AllowedMentions  *discordgo.MessageAllowedMentions `json:"allowed_mentions"`
 	Embeds           []json.RawMessage                 `json:"embeds"`
+	// Components stays raw: discordgo's components decode only through a
+	// Message (see decodeComponents).
+	Components json.RawMessage        `json:"components"`
+	Flags      discordgo.MessageFlags `json:"flags"`
 }
 
 // Messages returns the messages of a channel in creation order, with their
@@ -142,7 +152,7 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		if !ok || m.ChannelID != channelID {
 			return apiError(http.StatusNotFound, 10008, "Unknown Message")
 		}
-		return response{status: 200, body: s.fetchedMessage(m)}
+		return response{status: 200, body: listedMessage{Message: s.fetchedMessage(m), Components: wireComponents(m)}}
 	case len(rest) == 1 && rest[0] == "messages" && method == http.MethodPost:
 		var in outgoing
 		if err := json.Unmarshal(body, &in); err != nil {
@@ -168,17 +178,7 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		if m.AuthorID != botID {
 			return apiError(http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
 		}
-		if in.Content != nil {
-			if r := checkContent(*in.Content, len(in.Embeds)); r.status != 0 {
-				return r
-			}
-			m.Content = *in.Content
-		}
-		if in.AllowedMentions != nil {
-			m.AllowedMentions = in.AllowedMentions
-		}
-		m.Edits++
-		return response{status: 200, msg: m}
+		return s.editLocked(m, in)
 	}
 	return apiError(http.StatusNotFound, 0, "404: Not Found")
 }
@@ -195,6 +195,33 @@ func checkContent(content string, embeds int) response {
 	return response{}
 }
 
+// editLocked applies an edit to m: content when sent, components when
+// sent as an array (absent or null leaves them). s.mu is held.
+func (s *Server) editLocked(m *Message, in outgoing) response {
+	comps, replace, res := checkedComponents(in.Components)
+	if res.status != 0 {
+		return res
+	}
+	content := m.Content
+	if in.Content != nil {
+		content = *in.Content
+	}
+	if in.Content != nil || replace {
+		if r := checkContent(content, len(in.Embeds)); r.status != 0 {
+			return r
+		}
+	}
+	m.Content = content
+	if replace {
+		m.Components = comps
+	}
+	if in.AllowedMentions != nil {
+		m.AllowedMentions = in.AllowedMentions
+	}
+	m.Edits++
+	return response{status: 200, msg: m}
+}
+
 // createLocked makes a message in channelID as the bot or a webhook sends
 // it, or answers as Discord would instead. s.mu is held.
 func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing) response {
@@ -204,6 +231,10 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	}
 	if r := checkContent(content, len(in.Embeds)+len(s.uploads)); r.status != 0 {
 		return r
+	}
+	comps, _, res := checkedComponents(in.Components)
+	if res.status != 0 {
+		return res
 	}
 	// Discord remembers an enforced nonce per author for a few minutes and
 	// answers a repeat with the message it made the first time.
@@ -223,8 +254,8 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	m := &Message{
 		ID: s.newIDLocked(), ChannelID: channelID, AuthorID: authorID, Content: content,
 		Reference: in.MessageReference, AllowedMentions: in.AllowedMentions, WebhookID: webhookID,
-		Attachments: s.uploads,
-		Nonce:       nonce, EnforceNonce: in.EnforceNonce,
+		Attachments: s.uploads, Components: comps, Flags: in.Flags,
+		Nonce: nonce, EnforceNonce: in.EnforceNonce,
 	}
 	s.storeLocked(m)
 	if in.EnforceNonce && nonce != "" {
@@ -277,11 +308,12 @@ func (s *Server) fetchedMessage(m *Message) *discordgo.Message {
 	return w
 }
 
-// listedMessage is a message as GET /channels/{id}/messages lists it:
-// discordgo's Message has no nonce field.
+// listedMessage is a message as the REST routes write it: discordgo's
+// Message has no nonce field and leaves its components out when encoded.
 type listedMessage struct {
 	*discordgo.Message
-	Nonce string `json:"nonce,omitempty"`
+	Nonce      string                       `json:"nonce,omitempty"`
+	Components []discordgo.MessageComponent `json:"components"`
 }
 
 // listLocked answers GET /channels/{id}/messages: newest first, at most
@@ -303,7 +335,7 @@ func (s *Server) listLocked(channelID string, q url.Values) response {
 			continue
 		}
 		m := s.messages[ids[i]]
-		out = append(out, listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce})
+		out = append(out, listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce, Components: wireComponents(m)})
 	}
 	return response{status: 200, body: out}
 }

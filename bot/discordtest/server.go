@@ -67,8 +67,9 @@ type Server struct {
 	uploads  []Attachment // files of the request being routed
 
 	// Application commands and interactions.
-	commands  []*discordgo.ApplicationCommand
-	responses []InteractionResponse
+	commands     []*discordgo.ApplicationCommand
+	responses    []InteractionResponse
+	interactions map[string]*interaction // by id, as dispatched
 
 	// Gateway.
 	conns      map[*gatewayConn]bool
