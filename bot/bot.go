@@ -119,6 +119,7 @@ type Bot struct {
 	stopping bool
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]commands.Command // by name
+	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 
 	state           State

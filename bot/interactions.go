@@ -173,6 +173,10 @@ func optionValue(o *discordgo.ApplicationCommandInteractionDataOption) any {
 
 func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	defer b.recoverEvent("interaction_create")
+	if i.Type == discordgo.InteractionMessageComponent {
+		b.onPress(s, i)
+		return
+	}
 	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
 		return
 	}
