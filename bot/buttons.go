@@ -71,7 +71,7 @@ func press(i *discordgo.InteractionCreate) commands.Press {
 		Perms:     permissions(i),
 	}
 	if i.Message != nil {
-		p.MessageID = i.Message.ID
+		p.MessageID, p.Content = i.Message.ID, i.Message.Content
 	}
 	return p
 }

@@ -12,6 +12,7 @@ type Press struct {
 	GuildID   string // "" in a DM
 	ChannelID string
 	MessageID string // the message the button is on
+	Content   string // that message's text
 	// Perms are what the presser may do in that channel.
 	Perms Permission
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,16 @@ import (
 // Repeating reminders and scheduled posts share the reminders table (see
 // Reminder.RRule and Kind); this file holds what only they need, and the
 // record of each occurrence handled.
+
+// Why a change to a reminder is refused, beside ErrReminderNotPending.
+var (
+	// ErrReminderNotRepeating is an action (skip) only a repeating reminder has.
+	ErrReminderNotRepeating = errors.New("the reminder does not repeat")
+	// ErrReminderPaused and ErrReminderNotPaused refuse a pause of a paused
+	// reminder and a resume of one that runs.
+	ErrReminderPaused    = errors.New("the reminder is paused")
+	ErrReminderNotPaused = errors.New("the reminder is not paused")
+)
 
 // Owner is who acts on a reminder: UserID may touch their own; with Guild
 // set (they have Manage Messages there), anyone's in that server; Admin

@@ -93,3 +93,9 @@ func buttons(key []byte, r db.Reminder) []discordgo.MessageComponent {
 	}
 	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
 }
+
+// ButtonID is the signed custom id of action on reminder id, as the
+// delivered message carries it.
+func (r *Reminders) ButtonID(action string, id int64) string {
+	return buttonID(r.s.opts.ButtonKey, action, id)
+}

@@ -25,12 +25,11 @@ var (
 	ErrBadRule = errors.New("the rule cannot be kept")
 	// ErrTooManyPosts is a server at SCHEDULE_MAX_PER_SPACE scheduled posts.
 	ErrTooManyPosts = errors.New("too many scheduled posts in this server")
-	// ErrNotRepeating is an action (skip) only a repeating reminder has.
-	ErrNotRepeating = errors.New("the reminder does not repeat")
-	// ErrPaused and ErrNotPaused refuse a pause of a paused reminder and a
-	// resume of one that runs.
-	ErrPaused    = errors.New("the reminder is paused")
-	ErrNotPaused = errors.New("the reminder is not paused")
+	// ErrNotRepeating, ErrPaused and ErrNotPaused are db's, here too for
+	// callers of the scheduler.
+	ErrNotRepeating = db.ErrReminderNotRepeating
+	ErrPaused       = db.ErrReminderPaused
+	ErrNotPaused    = db.ErrReminderNotPaused
 )
 
 // lock returns reminder id locked FOR UPDATE if who may touch it, else
@@ -232,6 +231,9 @@ func (r *Reminders) Get(ctx context.Context, who db.Owner, id int64) (db.Reminde
 	}
 	return rem, nil
 }
+
+// MaxPostsPerSpace is how many scheduled posts one server may have.
+func (r *Reminders) MaxPostsPerSpace() int { return r.s.opts.MaxPostsPerSpace }
 
 // Posts lists the pending scheduled posts of server guildID.
 func (r *Reminders) Posts(ctx context.Context, guildID string) ([]db.Reminder, error) {
