@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -18,10 +19,23 @@ type Responder interface {
 	Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error
 }
 
-// ReminderCanceller cancels a user's reminder and its delivery job;
-// *scheduler.Reminders satisfies it.
+// ReminderCanceller cancels a user's reminder and its delivery job.
 type ReminderCanceller interface {
 	Cancel(ctx context.Context, userID string, id int64) (db.Reminder, error)
+}
+
+// Reminders is what the 予定 screen asks of the reminders and scheduled
+// posts; *scheduler.Reminders satisfies it.
+type Reminders interface {
+	ReminderCanceller
+	// AdminPause and AdminResume pause and resume anyone's reminder.
+	AdminPause(ctx context.Context, id int64) (db.Reminder, error)
+	AdminResume(ctx context.Context, id int64) (db.Reminder, error)
+	// Upcoming is rem's next n occurrences, its due time first; none when
+	// it is not pending.
+	Upcoming(rem db.Reminder, n int) []time.Time
+	// RuleText is rem's rule in words; "" for a one-shot reminder.
+	RuleText(rem db.Reminder) string
 }
 
 // WordSource is the topic word pools, one per space; *wordpool.Spaces
@@ -47,8 +61,9 @@ type Deps struct {
 	Memory Memory
 	// Limiter is the per-user rate limit, shared with the Discord bot.
 	Limiter *chat.RateLimiter
-	// Reminders cancels reminders.
-	Reminders ReminderCanceller
+	// Reminders pauses, resumes and cancels reminders and tells their
+	// rules and next occurrences.
+	Reminders Reminders
 	// Words is the topic word pools of the spaces.
 	Words WordSource
 	// Models lists the installed Ollama models.

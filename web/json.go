@@ -60,7 +60,8 @@ func toKnowledgeJSON(e db.KnowledgeEntry, srcs []db.KnowledgeSource) knowledgeJS
 
 type reminderJSON struct {
 	ID          int64      `json:"id"`
-	Status      string     `json:"status"` // pending, delivered, cancelled, failed
+	Status      string     `json:"status"` // pending, paused, delivered, cancelled, failed
+	Kind        string     `json:"kind"`   // remind, post
 	SessionKey  string     `json:"session_key"`
 	GuildID     string     `json:"guild_id"`
 	ChannelID   string     `json:"channel_id"`
@@ -71,11 +72,34 @@ type reminderJSON struct {
 	NotifiedAt  *time.Time `json:"notified_at"`
 	CancelledAt *time.Time `json:"cancelled_at"`
 	FailedAt    *time.Time `json:"failed_at"`
+	PausedAt    *time.Time `json:"paused_at"`
 	Attempts    int        `json:"attempts"`
 	LastError   string     `json:"last_error"`
+
+	Rule         string `json:"rule"`  // in words; "" for one-shot
+	RRule        string `json:"rrule"` // RFC 5545; "" for one-shot
+	TimeZone     string `json:"time_zone"`
+	SkipHolidays bool   `json:"skip_holidays"`
+	// Occurrences is how many occurrences have gone by, delivered or missed.
+	Occurrences int `json:"occurrences"`
+	// NextOccurrences are the next few, due time first, in TimeZone;
+	// empty when it is not pending.
+	NextOccurrences []time.Time    `json:"next_occurrences"`
+	Deliveries      []deliveryJSON `json:"deliveries"` // newest first
 }
 
-func toReminderJSON(r db.Reminder) reminderJSON {
+type deliveryJSON struct {
+	Occurrence time.Time `json:"occurrence"`
+	HandledAt  time.Time `json:"handled_at"`
+	LateMS     int64     `json:"late_ms"`
+	MessageID  string    `json:"message_id"` // "" when nothing was posted
+	Covers     int       `json:"covers"`     // above 1: the catch-up after downtime
+	Error      string    `json:"error"`      // "skipped", or why nothing was posted
+}
+
+// toReminderJSON is r with its next occurrences, its rule in words and
+// its recent deliveries ds, newest first.
+func toReminderJSON(r db.Reminder, next []time.Time, rule string, ds []db.Delivery) reminderJSON {
 	status := "pending"
 	switch {
 	case r.NotifiedAt != nil:
@@ -84,10 +108,23 @@ func toReminderJSON(r db.Reminder) reminderJSON {
 		status = "cancelled"
 	case r.FailedAt != nil:
 		status = "failed"
+	case r.PausedAt != nil:
+		status = "paused"
 	}
-	return reminderJSON{ID: r.ID, Status: status, SessionKey: r.SessionKey, GuildID: r.GuildID, ChannelID: r.ChannelID,
+	if len(ds) == 0 && !r.Repeats() && r.NotifiedAt != nil {
+		// Delivered before deliveries were recorded: the row itself says when.
+		ds = []db.Delivery{{ReminderID: r.ID, Occurrence: r.DueAt, HandledAt: *r.NotifiedAt, MessageID: r.MessageID, Covers: 1}}
+	}
+	out := reminderJSON{ID: r.ID, Status: status, Kind: r.Kind, SessionKey: r.SessionKey, GuildID: r.GuildID, ChannelID: r.ChannelID,
 		UserID: r.UserID, Content: r.Content, DueAt: r.DueAt, CreatedAt: r.CreatedAt, NotifiedAt: r.NotifiedAt,
-		CancelledAt: r.CancelledAt, FailedAt: r.FailedAt, Attempts: r.Attempts, LastError: r.LastError}
+		CancelledAt: r.CancelledAt, FailedAt: r.FailedAt, PausedAt: r.PausedAt, Attempts: r.Attempts, LastError: r.LastError,
+		Rule: rule, RRule: r.RRule, TimeZone: r.TimeZone, SkipHolidays: r.SkipHolidays, Occurrences: r.Occurrences,
+		NextOccurrences: append([]time.Time{}, next...), Deliveries: make([]deliveryJSON, len(ds))}
+	for i, d := range ds {
+		out.Deliveries[i] = deliveryJSON{Occurrence: d.Occurrence, HandledAt: d.HandledAt, LateMS: d.Late().Milliseconds(),
+			MessageID: d.MessageID, Covers: d.Covers, Error: d.Error}
+	}
+	return out
 }
 
 type apiLogJSON struct {

@@ -98,6 +98,8 @@ func (s *Server) routes() []Route {
 
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
 		{"POST /api/reminders/{id}/cancel", Login, need(s.handleCancelReminder, p.reminders)},
+		{"POST /api/reminders/{id}/pause", Login, need(s.handlePauseReminder, p.reminders)},
+		{"POST /api/reminders/{id}/resume", Login, need(s.handleResumeReminder, p.reminders)},
 		{"GET /api/system/word-pool", Login, http.HandlerFunc(s.handleWordPool)},
 		{"POST /api/system/backfill-tags", Login, need(s.handleBackfillTags, p.memory)},
 

@@ -138,6 +138,8 @@ var noJSONBody = map[string]bool{
 	"POST /api/knowledge-base/sync":                true,
 	"POST /api/system/backfill-tags":               true,
 	"POST /api/reminders/{id}/cancel":              true,
+	"POST /api/reminders/{id}/pause":               true,
+	"POST /api/reminders/{id}/resume":              true,
 	"POST /api/notes/{id}/revisions/{rev}/restore": true,
 }
 

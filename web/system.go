@@ -58,19 +58,56 @@ func (s *Server) handleKnowledgeBaseSync(w http.ResponseWriter, r *http.Request)
 	s.handleKnowledgeBase(w, r)
 }
 
-// handleReminders lists every user's reminders, pending first:
-// GET /api/reminders.
+// upcomingShown is how many next occurrences a reminder is listed with, and
+// deliveriesShown how many of its past deliveries.
+const (
+	upcomingShown   = 5
+	deliveriesShown = 10
+)
+
+// handleReminders lists every user's reminders and scheduled posts, pending
+// first, each with its rule in words, its next occurrences and its recent
+// deliveries (read for the whole list at once): GET /api/reminders.
 func (s *Server) handleReminders(w http.ResponseWriter, r *http.Request) {
 	rs, err := db.ListReminders(r.Context(), s.opts.Pool, maxList)
 	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
+	ids := make([]int64, len(rs))
+	for i, rem := range rs {
+		ids[i] = rem.ID
+	}
+	ds, err := db.RecentDeliveries(r.Context(), s.opts.Pool, ids, deliveriesShown)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	out := make([]reminderJSON, len(rs))
 	for i, rem := range rs {
-		out[i] = toReminderJSON(rem)
+		out[i] = s.reminderJSON(rem, ds[rem.ID])
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// reminderJSON is rem as the API shows it, with deliveries ds. Without
+// Deps.Reminders (the list still works) it has no rule or next occurrences.
+func (s *Server) reminderJSON(rem db.Reminder, ds []db.Delivery) reminderJSON {
+	rems := s.opts.Deps.Reminders
+	if rems == nil {
+		return toReminderJSON(rem, nil, "", ds)
+	}
+	return toReminderJSON(rem, rems.Upcoming(rem, upcomingShown), rems.RuleText(rem), ds)
+}
+
+// writeReminder answers with rem as the list shows it.
+func (s *Server) writeReminder(w http.ResponseWriter, r *http.Request, rem db.Reminder) {
+	ds, err := db.RecentDeliveries(r.Context(), s.opts.Pool, []int64{rem.ID}, deliveriesShown)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.reminderJSON(rem, ds[rem.ID]))
 }
 
 // handleCancelReminder cancels a pending reminder, whoever set it:
@@ -92,8 +129,76 @@ func (s *Server) handleCancelReminder(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.internalError(w, r, err)
 	default:
-		writeJSON(w, http.StatusOK, toReminderJSON(rem))
+		s.writeReminder(w, r, rem)
 	}
+}
+
+// handlePauseReminder stops anyone's reminder or scheduled post until it is
+// resumed: POST /api/reminders/{id}/pause. One already paused, or no longer
+// pending, is 409.
+func (s *Server) handlePauseReminder(w http.ResponseWriter, r *http.Request) {
+	s.pauseOrResume(w, r, false)
+}
+
+// handleResumeReminder restarts a paused one from its next occurrence:
+// POST /api/reminders/{id}/resume. One not paused, or no longer pending, is
+// 409.
+func (s *Server) handleResumeReminder(w http.ResponseWriter, r *http.Request) {
+	s.pauseOrResume(w, r, true)
+}
+
+func (s *Server) pauseOrResume(w http.ResponseWriter, r *http.Request, resume bool) {
+	id, ok := pathID(w, r, "id")
+	if !ok {
+		return
+	}
+	rem, err := db.ReminderByID(r.Context(), s.opts.Pool, id)
+	if err == nil {
+		if msg := pauseConflict(rem, resume); msg != "" {
+			writeError(w, http.StatusConflict, msg)
+			return
+		}
+		if resume {
+			rem, err = s.opts.Deps.Reminders.AdminResume(r.Context(), id)
+		} else {
+			rem, err = s.opts.Deps.Reminders.AdminPause(r.Context(), id)
+		}
+	}
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		writeError(w, http.StatusNotFound, "その予定はありません。")
+	case errors.Is(err, db.ErrReminderNotPending):
+		writeError(w, http.StatusConflict, scheduleOver)
+	case err != nil:
+		// Changed by someone else since it was read: the scheduler's
+		// ErrPaused or ErrNotPaused, which this package cannot name (it
+		// does not import scheduler). The row says which.
+		if now, rerr := db.ReminderByID(r.Context(), s.opts.Pool, id); rerr == nil && pauseConflict(now, resume) != "" {
+			writeError(w, http.StatusConflict, pauseConflict(now, resume))
+			return
+		}
+		s.internalError(w, r, err)
+	default:
+		s.writeReminder(w, r, rem)
+	}
+}
+
+// scheduleOver is the answer to a pause or resume of a reminder that is
+// delivered, cancelled or given up on.
+const scheduleOver = "その予定はもう終わっています（完了・取り消し・失敗）。"
+
+// pauseConflict says why rem cannot be paused (resume false) or resumed;
+// "" when it can.
+func pauseConflict(rem db.Reminder, resume bool) string {
+	switch {
+	case !rem.Pending():
+		return scheduleOver
+	case resume && rem.PausedAt == nil:
+		return "その予定は一時停止していません。"
+	case !resume && rem.PausedAt != nil:
+		return "その予定はもう一時停止中です。"
+	}
+	return ""
 }
 
 // handleWordPool shows the current topic words of a space:
