@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/recur"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
 )
@@ -233,9 +234,9 @@ func confirmation(r Reminders, rem db.Reminder) string {
 
 func sessionKey(req Request) string {
 	if req.DM() {
-		return "discord:dm:" + req.UserID
+		return string(memory.DiscordDM(req.ChannelID))
 	}
-	return "discord:channel:" + req.ChannelID
+	return string(memory.DiscordChannel(req.ChannelID))
 }
 
 func remindList(ctx context.Context, r Reminders, req Request, log *slog.Logger) string {
