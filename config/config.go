@@ -123,6 +123,9 @@ type Config struct {
 	// ReminderMaxPending is how many pending reminders one user may have
 	// (REMINDER_MAX_PENDING, default 50).
 	ReminderMaxPending int
+	// ScheduleMaxPerSpace is how many scheduled posts one server may have
+	// (SCHEDULE_MAX_PER_SPACE, default 20).
+	ScheduleMaxPerSpace int
 
 	// ToolTimeout bounds one tool call, MCP tools included (TOOL_TIMEOUT,
 	// default 60s).
@@ -180,6 +183,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 
 		ReminderMaxAheadDays: p.intRange("REMINDER_MAX_AHEAD_DAYS", 365, 1, 3650),
 		ReminderMaxPending:   p.intRange("REMINDER_MAX_PENDING", 50, 1, 100_000),
+		ScheduleMaxPerSpace:  p.intRange("SCHEDULE_MAX_PER_SPACE", 20, 1, 1000),
 
 		ToolTimeout:     p.duration("TOOL_TIMEOUT", 60*time.Second, 100*time.Millisecond, time.Hour),
 		TurnTimeout:     p.duration("TURN_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
@@ -262,6 +266,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("weather_space", c.WeatherSpace),
 		slog.Int("reminder_max_ahead_days", c.ReminderMaxAheadDays),
 		slog.Int("reminder_max_pending", c.ReminderMaxPending),
+		slog.Int("schedule_max_per_space", c.ScheduleMaxPerSpace),
 		slog.Duration("tool_timeout", c.ToolTimeout),
 		slog.Duration("turn_timeout", c.TurnTimeout),
 		slog.Duration("api_log_retention", c.APILogRetention),
