@@ -134,7 +134,7 @@ func readDTSTART(line string) (start time.Time, loc *time.Location, hour, minute
 	loc = time.UTC
 	switch {
 	case strings.HasPrefix(params, ";TZID="):
-		if loc, err = time.LoadLocation(strings.TrimPrefix(params, ";TZID=")); err != nil {
+		if loc, err = LoadLocation(strings.TrimPrefix(params, ";TZID=")); err != nil {
 			return time.Time{}, nil, 0, 0, fmt.Errorf("DTSTART zone: %w", err)
 		}
 	case params != "" || !strings.HasSuffix(stamp, "Z"):

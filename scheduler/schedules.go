@@ -297,7 +297,7 @@ func (s *Scheduler) cancelJobTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder
 // location is the zone r's times were read in: its own, else TIMEZONE.
 func (s *Scheduler) location(r db.Reminder) *time.Location {
 	if r.TimeZone != "" {
-		if loc, err := time.LoadLocation(r.TimeZone); err == nil {
+		if loc, err := recur.LoadLocation(r.TimeZone); err == nil {
 			return loc
 		}
 	}
