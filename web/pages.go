@@ -39,7 +39,7 @@ var screens = []screen{
 	{"kb", "/knowledge-base", "ナレッジベース"},
 	{"logs", "/logs", "ログ"},
 	{"settings", "/settings", "設定"},
-	{"reminders", "/reminders", "リマインダー"},
+	{"reminders", "/reminders", "予定"},
 	{"channels", "/channels", "チャンネル"},
 }
 

@@ -1,14 +1,121 @@
-// Reminders of every user: pending ones can be cancelled.
+// 予定: every user's reminders and scheduled posts, with their rules, their
+// next occurrences (in this browser's time zone) and what each occurrence
+// delivered. Pending ones can be paused, resumed and cancelled.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, spaceLabel, start, when } from './ui.js';
+import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
 
-const statusLabel = { pending: '予定', delivered: '通知済み', cancelled: '取り消し済み', failed: '送れませんでした' };
+const statusLabel = { pending: '予定中', paused: '一時停止中', delivered: '完了', cancelled: '取り消し済み', failed: '失敗' };
+const kindLabel = { remind: 'リマインダー', post: '定期投稿' };
+
+const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const occurrenceFmt = new Intl.DateTimeFormat('ja-JP', {
+	month: 'numeric', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short',
+});
+const handledFmt = new Intl.DateTimeFormat('ja-JP', { month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** at formats an occurrence in the browser's zone, the zone named. */
+function at(t) {
+	const d = new Date(t);
+	return isNaN(d) ? String(t) : occurrenceFmt.format(d);
+}
+
+/** lateness says how late a delivery went out, in words. */
+function lateness(ms) {
+	const s = Math.round(ms / 1000);
+	if (s < 1) return '定刻';
+	if (s < 60) return `${s}秒遅れ`;
+	if (s < 3600) return `${Math.floor(s / 60)}分${s % 60 ? (s % 60) + '秒' : ''}遅れ`;
+	const m = Math.round(s / 60);
+	return `${Math.floor(m / 60)}時間${m % 60 ? (m % 60) + '分' : ''}遅れ`;
+}
 
 function status(r) {
 	const label = statusLabel[r.status] || r.status;
 	if (r.status === 'delivered') return label + ' ' + when(r.notified_at);
 	if (r.status === 'cancelled') return label + ' ' + when(r.cancelled_at);
+	if (r.status === 'failed') return label + ' ' + when(r.failed_at);
+	if (r.status === 'paused') return label + ' ' + when(r.paused_at) + ' から';
 	return label;
+}
+
+function delivery(d) {
+	const what = d.error === 'skipped'
+		? el('span', { class: 'muted' }, 'スキップ')
+		: d.error
+			? el('span', { class: 'error-note' }, '送れませんでした: ' + d.error)
+			: el('span', {}, handledFmt.format(new Date(d.handled_at)) + ' に送信',
+				el('span', { class: d.late_ms >= 60000 ? 'late warn' : 'late' }, '（' + lateness(d.late_ms) + '）'));
+	return el('li', {},
+		el('span', { class: 'occ' }, at(d.occurrence) + ' の回'), ' ', what,
+		d.covers > 1 ? el('span', { class: 'muted small' }, ` 止まっていた間の ${d.covers} 回分をまとめて`) : null);
+}
+
+// open keeps which delivery lists are unfolded across reloads.
+const open = new Set();
+
+function deliveries(r) {
+	if (!r.deliveries || !r.deliveries.length) return null;
+	const box = el('details', { class: 'deliveries', open: open.has(r.id),
+		ontoggle: () => (box.open ? open.add(r.id) : open.delete(r.id)) },
+	el('summary', {}, `配信の記録（直近 ${r.deliveries.length} 件）`),
+	el('ul', {}, r.deliveries.map(delivery)));
+	return box;
+}
+
+function schedule(r) {
+	const rule = r.rule || (r.rrule ? r.rrule : '1回だけ');
+	return el('p', { class: 'schedule small' },
+		r.rrule ? el('span', { class: 'muted' }, 'くり返し: ') : null,
+		el('span', { class: 'rule' }, rule),
+		r.time_zone ? el('span', { class: 'muted' }, `（${r.time_zone}）`) : null,
+		r.occurrences ? el('span', { class: 'muted' }, ` ・ これまで ${r.occurrences} 回`) : null);
+}
+
+function upcoming(r) {
+	const next = r.next_occurrences || [];
+	if (!next.length) return null;
+	const label = r.status === 'paused' ? '再開すれば: ' : (next.length > 1 ? `次の ${next.length} 回: ` : '予定: ');
+	return el('div', { class: 'upcoming small' + (r.status === 'paused' ? ' paused' : '') },
+		el('span', { class: 'muted' }, label),
+		el('ol', { class: 'next' }, next.map((t) => el('li', {}, el('time', { datetime: t }, at(t))))));
+}
+
+function act(r, action, done) {
+	return async () => {
+		try {
+			await request('POST', `/api/reminders/${encodeURIComponent(r.id)}/${action}`);
+			toast(done, 'info');
+			await load();
+		} catch (err) {
+			fail(err);
+			await load().catch(fail);
+		}
+	};
+}
+
+function buttons(r) {
+	if (r.status !== 'pending' && r.status !== 'paused') return null;
+	return el('span', { class: 'actions' },
+		r.status === 'paused'
+			? el('button', { type: 'button', class: 'resume', onclick: act(r, 'resume', '再開しました。') }, '再開')
+			: el('button', { type: 'button', class: 'pause', onclick: act(r, 'pause', '一時停止しました。') }, '一時停止'),
+		armed(el('button', { type: 'button', class: 'link danger' }, '取り消す'), '本当に取り消す', act(r, 'cancel', '取り消しました。')));
+}
+
+function entry(r) {
+	const kind = r.kind || 'remind';
+	return el('li', { class: 'entry status-' + r.status, dataset: { id: r.id } },
+		el('div', { class: 'row' },
+			el('span', { class: 'badge status-' + r.status }, status(r)),
+			el('span', { class: 'kind kind-' + kind }, kindLabel[kind] || kind),
+			spaceLabel({ space: r.guild_id ? 'guild:' + r.guild_id : (r.user_id ? 'dm:' + r.user_id : '') }),
+			el('span', { class: 'muted small grow' }, r.user_id ? 'ユーザー ' + r.user_id : '', r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
+			buttons(r)),
+		el('p', { class: 'content' }, r.content || ''),
+		schedule(r),
+		upcoming(r),
+		r.status === 'failed' && r.last_error ? el('p', { class: 'error-note small' }, r.last_error) : null,
+		deliveries(r));
 }
 
 async function load() {
@@ -16,29 +123,12 @@ async function load() {
 	const items = Array.isArray(res) ? res : (res && res.reminders) || [];
 	const box = $('reminders');
 	if (!items.length) {
-		empty(box, 'リマインダーはありません。Discord で「リマインドして」と頼むと作られます。');
+		empty(box, '予定はありません。Discord で「リマインドして」「毎朝7時に天気を投稿して」と頼むと作られます。');
 		return;
 	}
-	box.replaceChildren(...items.map((r) => {
-		const pending = r.status === 'pending';
-		return el('li', { class: 'entry', dataset: { id: r.id } },
-			el('div', { class: 'row' },
-				el('strong', {}, when(r.due_at)),
-				el('span', { class: 'badge status-' + r.status }, status(r)),
-				spaceLabel({ space: r.guild_id ? 'guild:' + r.guild_id : (r.user_id ? 'dm:' + r.user_id : '') }),
-				el('span', { class: 'muted small grow' }, r.user_id ? 'ユーザー ' + r.user_id : '', r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
-				pending ? armed(el('button', { type: 'button', class: 'link danger' }, '取り消す'), '本当に取り消す', async () => {
-					try {
-						await request('POST', `/api/reminders/${encodeURIComponent(r.id)}/cancel`);
-						await load();
-					} catch (err) {
-						fail(err);
-					}
-				}) : null),
-			el('p', {}, r.content || ''),
-			r.status === 'failed' && r.last_error ? el('p', { class: 'error-note small' }, r.last_error) : null);
-	}));
+	box.replaceChildren(...items.map(entry));
 }
 
 start();
+$('zone').textContent = zone;
 load().catch(fail);
