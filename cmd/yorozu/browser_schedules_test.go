@@ -143,6 +143,9 @@ func TestSchedulesPageInBrowser(t *testing.T) {
 	a.screenshot("schedules")
 	evalIn[bool](a.browserPage, `(`+entry(meeting.ID)+`.scrollIntoView(), true)`)
 	a.screenshot("schedules-delivered")
+	a.colorScheme("dark")
+	a.screenshot("schedules-dark")
+	a.colorScheme("light")
 	a.noProblems("the schedules")
 
 	// Pause and resume with the buttons.
