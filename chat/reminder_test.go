@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/recur"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
 )
@@ -19,6 +21,8 @@ import (
 type reminderStore struct {
 	now     time.Time
 	created []db.ReminderParams
+	rules   []recur.Rule
+	zone    *time.Location // every user's; nil: JST
 }
 
 var _ reminder.Service = (*reminderStore)(nil)
@@ -27,14 +31,39 @@ func (s *reminderStore) Create(_ context.Context, p db.ReminderParams) (db.Remin
 	s.created = append(s.created, p)
 	return db.Reminder{ID: int64(len(s.created)), UserID: p.UserID, ChannelID: p.ChannelID, Content: p.Content, DueAt: p.DueAt}, nil
 }
+func (s *reminderStore) Repeat(_ context.Context, p db.ReminderParams, rule recur.Rule, loc *time.Location) (db.Reminder, error) {
+	rule = rule.Anchor(s.now, loc)
+	s.created, s.rules = append(s.created, p), append(s.rules, rule)
+	return db.Reminder{ID: int64(len(s.created)), UserID: p.UserID, ChannelID: p.ChannelID, Content: p.Content,
+		DueAt: rule.Next(s.now, loc, 1)[0], RRule: rule.RRULE(loc), TimeZone: loc.String()}, nil
+}
+func (s *reminderStore) LocationFor(context.Context, string) *time.Location {
+	if s.zone != nil {
+		return s.zone
+	}
+	return time.FixedZone("JST", 9*3600)
+}
+func (s *reminderStore) Upcoming(r db.Reminder, n int) []time.Time {
+	rule, loc, err := recur.FromRRULE(r.RRule, r.SkipHolidays)
+	if err != nil {
+		return []time.Time{r.DueAt}
+	}
+	return append([]time.Time{r.DueAt}, rule.Next(r.DueAt, loc, n-1)...)
+}
+func (s *reminderStore) RuleText(r db.Reminder) string {
+	rule, _, err := recur.FromRRULE(r.RRule, r.SkipHolidays)
+	if err != nil {
+		return ""
+	}
+	return rule.Describe()
+}
 func (s *reminderStore) List(context.Context, string, string) ([]db.Reminder, error) { return nil, nil }
 func (s *reminderStore) Cancel(context.Context, string, int64) (db.Reminder, error) {
 	return db.Reminder{}, db.ErrNotFound
 }
-func (s *reminderStore) Location() *time.Location { return time.FixedZone("JST", 9*3600) }
-func (s *reminderStore) Now() time.Time           { return s.now }
-func (s *reminderStore) MaxAhead() time.Duration  { return 365 * 24 * time.Hour }
-func (s *reminderStore) MaxPending() int          { return 50 }
+func (s *reminderStore) Now() time.Time          { return s.now }
+func (s *reminderStore) MaxAhead() time.Duration { return 365 * 24 * time.Hour }
+func (s *reminderStore) MaxPending() int         { return 50 }
 
 func TestReminderHandler(t *testing.T) {
 	jst := time.FixedZone("JST", 9*3600)
@@ -82,8 +111,8 @@ func TestReminderHandler(t *testing.T) {
 			t.Errorf("system text lacks %q:\n%s", want, system)
 		}
 	}
-	if len(reqs[0].Tools) != 3 {
-		t.Errorf("%d tools offered, want the 3 reminder tools", len(reqs[0].Tools))
+	if len(reqs[0].Tools) != len(reminder.Names) {
+		t.Errorf("%d tools offered, want the %d reminder tools", len(reqs[0].Tools), len(reminder.Names))
 	}
 	if len(store.created) != 1 || store.created[0].UserID != "u1" || store.created[0].ChannelID != "c1" ||
 		!store.created[0].DueAt.Equal(time.Date(2026, 12, 2, 9, 0, 0, 0, jst)) {
@@ -92,5 +121,109 @@ func TestReminderHandler(t *testing.T) {
 	res := toolResults(reqs[1])
 	if len(res) != 1 || !strings.Contains(res[0], "<t:1796169600:F> (<t:1796169600:R>)") {
 		t.Errorf("tool result = %q, want the Discord timestamps", res)
+	}
+}
+
+// A user who set their own time zone is told the time there, and a
+// repeating reminder is read and shown there.
+func TestReminderHandlerUserZone(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 14, 20, 0, 0, time.FixedZone("JST", 9*3600)) // 00:20 in New York
+	srv := ollamatest.New(t)
+	srv.AddModel("reminder-model", "completion", "tools")
+	store := &reminderStore{now: now, zone: newYork}
+	reg := tools.NewRegistry()
+	reg.MustRegister(reminder.Tools(store)...)
+	var asked []string
+	h, err := NewReminderHandler(&Conversation{
+		Store:    memory.New(dbtest.New(t), memory.Options{}),
+		Pipeline: llm.New(llm.Options{Client: srv.Client()}),
+		Model:    "reminder-model",
+		Tools:    reg,
+		Now:      func() time.Time { return now },
+	}, time.FixedZone("JST", 9*3600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ZoneOf = func(_ context.Context, userID string) *time.Location {
+		asked = append(asked, userID)
+		return newYork
+	}
+	srv.Script(
+		ollamatest.ToolCalls(ollamatest.Call(reminder.CreateName, map[string]any{
+			"content": "薬を飲む", "repeat": map[string]any{"frequency": "weekly", "weekdays": []string{"MO", "TH"}, "time": "07:00"},
+		})),
+		ollamatest.Text("毎週 月・木 7:00 にお知らせします。"),
+	)
+	err = h.Handle(context.Background(), Request{
+		Session: "discord:channel:c1", Source: "discord", GuildID: "g1", ChannelID: "c1", AuthorID: "u1", MessageID: "m1",
+		Text: "毎週月曜と木曜の朝7時に薬を飲むってリマインドして",
+	}, func(llm.Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0] != "u1" {
+		t.Errorf("zone looked up for %q, want the author u1", asked)
+	}
+	reqs := srv.Requests()
+	var system string
+	for _, m := range reqs[0].Messages {
+		if m.Role == "system" {
+			system += m.Content
+		}
+	}
+	for _, want := range []string{"2026年12月1日（火曜日）00:20", "America/New_York（UTC-05:00）", `"weekdays":["MO","TH"]`, "create_scheduled_post"} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system text lacks %q:\n%s", want, system)
+		}
+	}
+	if len(store.created) != 1 || store.created[0].UserID != "u1" || store.created[0].Content != "薬を飲む" {
+		t.Fatalf("created = %+v", store.created)
+	}
+	thu := time.Date(2026, 12, 3, 7, 0, 0, 0, newYork)
+	res := toolResults(reqs[1])
+	want := fmt.Sprintf("<t:%d:F>, <t:%d:F>, <t:%d:F>", thu.Unix(), thu.AddDate(0, 0, 4).Unix(), thu.AddDate(0, 0, 7).Unix())
+	if len(res) != 1 || !strings.Contains(res[0], "「毎週 月・木 7:00」") || !strings.Contains(res[0], want) {
+		t.Errorf("tool result = %q, want the rule and %s", res, want)
+	}
+}
+
+// Repeating reminders and scheduled posts go to the reminder handler.
+func TestReminderKeywords(t *testing.T) {
+	var got string
+	r := NewRouter(named("chat", &got))
+	for _, rt := range []struct {
+		name string
+		kw   []string
+	}{{"reminder", ReminderKeywords}, {"smalltalk", SmalltalkKeywords}, {"weather", WeatherKeywords}} {
+		if err := r.Add(rt.name, rt.kw, named(rt.name, &got)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"毎週月曜と木曜の朝7時に薬", "reminder"},
+		{"毎朝7時に起こして", "reminder"},
+		{"毎月末に家計簿をつける", "reminder"},
+		{"平日9時に日報を書く", "reminder"},
+		{"隔週土曜にシーツを洗う", "reminder"},
+		{"毎日8時に水やり", "reminder"},
+		{"定期的にストレッチを促して", "reminder"},
+		{"毎週金曜17時にこのチャンネルで今週の話題をまとめて投稿して", "reminder"},
+		{"毎朝の天気を教えて", "reminder"}, // a repeating request beats the weather
+		{"明日の天気は？", "weather"},
+		{"Goのジェネリクスを教えて", "chat"},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			got = ""
+			if err := r.Respond(context.Background(), Request{Text: tc.text}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("routed to %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

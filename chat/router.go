@@ -27,7 +27,9 @@ func (f HandlerFunc) Handle(ctx context.Context, req Request, emit func(llm.Even
 // so tries them: a reminder first, so that 「雨の日に傘を忘れないように」 is a
 // reminder rather than the weather.
 var (
-	ReminderKeywords  = []string{"リマインド", "忘れないように", "覚えといて", "アラーム", "remind"}
+	ReminderKeywords = []string{"リマインド", "忘れないように", "覚えといて", "アラーム", "remind",
+		// Repeating reminders and scheduled posts.
+		"毎日", "毎朝", "毎晩", "毎週", "毎月", "毎年", "平日", "隔週", "定期", "投稿して"}
 	SmalltalkKeywords = []string{"どうでもいい", "雑談", "暇"}
 	WeatherKeywords   = []string{"天気", "洗濯", "雨", "weather"}
 )

@@ -17,7 +17,8 @@ type Caller struct {
 	MessageID string // message that started the turn
 	// Text is the user's message, so a tool can check the model's reading
 	// of it (a reminder's time against the words the user wrote).
-	Text string
+	Text           string
+	ManageChannels bool // the user may manage this channel (a scheduled post needs it); false when unknown
 }
 
 type callerKey struct{}

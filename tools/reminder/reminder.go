@@ -1,6 +1,8 @@
 // Package reminder holds the reminder tools the model calls —
-// create_reminder, list_reminders, cancel_reminder — and the deterministic
-// reading of time expressions they check the model's due_at against.
+// create_reminder (once, or repeating), create_scheduled_post,
+// list_reminders, cancel_reminder — and the deterministic reading of time
+// expressions they check the model's due_at against; a repeating rule is
+// checked against recur.Parse's reading of the user's words.
 package reminder
 
 import (
@@ -12,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/recur"
 	"github.com/yorozu-bot/yorozu/tools"
 )
 
@@ -23,14 +26,25 @@ const (
 )
 
 // Names are the reminder tools, for Registry.Subset.
-var Names = []string{CreateName, ListName, CancelName}
+var Names = []string{CreateName, PostName, ListName, CancelName}
 
 // Service stores reminders; *scheduler.Reminders satisfies it.
 type Service interface {
 	Create(ctx context.Context, p db.ReminderParams) (db.Reminder, error)
+	// Repeat stores a repeating reminder, or a scheduled post (p.Kind
+	// db.KindPost), whose rule is read in loc.
+	Repeat(ctx context.Context, p db.ReminderParams, rule recur.Rule, loc *time.Location) (db.Reminder, error)
 	List(ctx context.Context, userID, channelID string) ([]db.Reminder, error)
 	Cancel(ctx context.Context, userID string, id int64) (db.Reminder, error)
-	Location() *time.Location // TIMEZONE
+	// LocationFor is the time zone userID reads times in: their own, else
+	// TIMEZONE.
+	LocationFor(ctx context.Context, userID string) *time.Location
+	// Upcoming is a pending reminder's next n occurrences, its due time
+	// first.
+	Upcoming(rem db.Reminder, n int) []time.Time
+	// RuleText is a repeating reminder's rule in words; "" for a one-shot
+	// one.
+	RuleText(rem db.Reminder) string
 	Now() time.Time
 	MaxAhead() time.Duration
 	MaxPending() int
@@ -53,7 +67,9 @@ const relativeSlack = 5 * time.Minute
 
 type createArgs struct {
 	Content string `json:"content" jsonschema_description:"what to remind the user of, in the user's words, without the time (e.g. 燃えるゴミを出す)"`
-	DueAt   string `json:"due_at" jsonschema_description:"when, RFC 3339 with the UTC offset, e.g. 2026-12-02T09:00:00+09:00"`
+	DueAt   string `json:"due_at,omitempty" jsonschema_description:"when, for a reminder that happens once: RFC 3339 with the UTC offset, e.g. 2026-12-02T09:00:00+09:00. Leave out when repeat is given"`
+	// Repeat makes the reminder repeat; DueAt is then ignored.
+	Repeat *repeatArgs `json:"repeat,omitempty" jsonschema_description:"for a repeating reminder (毎週, 毎朝, 平日, 毎月, 隔週…) instead of due_at: the rule, with only what the user said"`
 }
 
 type listArgs struct{}
@@ -62,13 +78,18 @@ type cancelArgs struct {
 	ReminderID int64 `json:"reminder_id" jsonschema_description:"the id shown by list_reminders or create_reminder (the number after #)"`
 }
 
-// Tools returns the three reminder tools over svc.
+// Tools returns the reminder tools over svc, named by Names.
 func Tools(svc Service) []tools.Tool {
 	return []tools.Tool{
 		tools.MustNew(CreateName,
 			"Create a reminder: at due_at the bot posts content in this channel, mentioning the user. "+
-				"Compute due_at from the current date and time you were given; always include the offset.",
+				"Compute due_at from the current date and time you were given; always include the offset. "+
+				"For a reminder that repeats (毎週月曜, 毎朝7時, 平日9時, 毎月末), give repeat instead of due_at.",
 			func(ctx context.Context, a createArgs) (string, error) { return create(ctx, svc, a) }),
+		tools.MustNew(PostName,
+			"Schedule a post in this channel: at each time of repeat the bot answers prompt and posts the answer here "+
+				"(「毎週金曜17時にこのチャンネルで今週の話題をまとめて投稿して」). Needs the Manage Channels permission.",
+			func(ctx context.Context, a postArgs) (string, error) { return createPost(ctx, svc, a) }),
 		tools.MustNew(ListName,
 			"List the user's pending reminders in this channel, with their ids and times.",
 			func(ctx context.Context, _ listArgs) (string, error) { return list(ctx, svc) }),
@@ -91,7 +112,12 @@ func create(ctx context.Context, svc Service, a createArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	loc, now := svc.Location(), svc.Now()
+	if a.Repeat != nil {
+		return createSchedule(ctx, svc, c, schedule{
+			tool: CreateName, kind: db.KindRemind, what: "repeating reminder", content: a.Content, repeat: *a.Repeat,
+		})
+	}
+	loc, now := svc.LocationFor(ctx, c.UserID), svc.Now()
 	content := strings.TrimSpace(a.Content)
 	if content == "" {
 		return "", errors.New(`content is empty: say what to remind the user of (e.g. "燃えるゴミを出す") and call create_reminder again`)
@@ -110,6 +136,9 @@ func create(ctx context.Context, svc Service, a createArgs) (string, error) {
 	if maxAhead := svc.MaxAhead(); due.After(now.Add(maxAhead)) {
 		return "", fmt.Errorf("due_at %s is too far ahead: reminders can be at most %d days ahead (until %s); tell the user",
 			show(due, loc), int(maxAhead.Hours()/24), show(now.Add(maxAhead), loc))
+	}
+	if err := checkOnce(c.Text, due, now, loc); err != nil {
+		return "", err
 	}
 	if err := crossCheck(c.Text, due, now, loc); err != nil {
 		return "", err
@@ -192,12 +221,34 @@ func list(ctx context.Context, svc Service) (string, error) {
 	if len(rs) == 0 {
 		return "The user has no pending reminders in this channel.", nil
 	}
+	loc := svc.LocationFor(ctx, c.UserID)
 	var b strings.Builder
 	fmt.Fprintf(&b, "The user's pending reminders in this channel (%d):\n", len(rs))
 	for _, r := range rs {
-		fmt.Fprintf(&b, "#%d %s %s — %s\n", r.ID, show(r.DueAt, svc.Location()), stamp(r.DueAt, "R"), r.Content)
+		fmt.Fprintf(&b, "#%d %s — %s\n", r.ID, when(svc, r, loc), r.Content)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// when is a listed reminder's time: its due time, or its rule and next
+// occurrence; a paused one says 一時停止中 instead of when it comes.
+func when(svc Service, r db.Reminder, loc *time.Location) string {
+	paused := fmt.Sprintf("一時停止中 (paused: nothing is sent until /remind resume id:%d)", r.ID)
+	if !r.Repeats() {
+		if r.PausedAt != nil {
+			return show(r.DueAt, loc) + " " + paused
+		}
+		return show(r.DueAt, loc) + " " + stamp(r.DueAt, "R")
+	}
+	rule := "repeats 「" + svc.RuleText(r) + "」"
+	if r.PausedAt != nil {
+		return rule + " " + paused
+	}
+	next := r.DueAt
+	if up := svc.Upcoming(r, 1); len(up) > 0 {
+		next = up[0]
+	}
+	return rule + ", next " + show(next, loc) + " " + stamp(next, "R")
 }
 
 func cancel(ctx context.Context, svc Service, a cancelArgs) (string, error) {
@@ -220,7 +271,11 @@ func cancel(ctx context.Context, svc Service, a cancelArgs) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("could not cancel reminder #%d: %w", a.ReminderID, err)
 	}
-	return fmt.Sprintf("Cancelled reminder #%d (%s — %s).", r.ID, show(r.DueAt, svc.Location()), r.Content), nil
+	at := show(r.DueAt, svc.LocationFor(ctx, c.UserID))
+	if r.Repeats() {
+		at = "repeating 「" + svc.RuleText(r) + "」"
+	}
+	return fmt.Sprintf("Cancelled reminder #%d (%s — %s).", r.ID, at, r.Content), nil
 }
 
 var weekdaysShort = [...]string{"日", "月", "火", "水", "木", "金", "土"}

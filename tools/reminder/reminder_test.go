@@ -3,11 +3,13 @@ package reminder
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/recur"
 	"github.com/yorozu-bot/yorozu/tools"
 )
 
@@ -16,6 +18,8 @@ type fakeService struct {
 	now     time.Time
 	rs      []db.Reminder
 	created []db.ReminderParams
+	rules   []recur.Rule              // as Repeat got them, beside created
+	zones   map[string]*time.Location // users' own time zones; else JST
 }
 
 var _ Service = (*fakeService)(nil)
@@ -25,6 +29,60 @@ func (f *fakeService) Create(_ context.Context, p db.ReminderParams) (db.Reminde
 	r := db.Reminder{ID: int64(len(f.rs) + 1), ChannelID: p.ChannelID, UserID: p.UserID, Content: p.Content, DueAt: p.DueAt.UTC()}
 	f.rs = append(f.rs, r)
 	return r, nil
+}
+
+// Repeat stores the rule as the scheduler does: RRULE text, the first
+// occurrence as the due time.
+func (f *fakeService) Repeat(_ context.Context, p db.ReminderParams, rule recur.Rule, loc *time.Location) (db.Reminder, error) {
+	if _, err := time.LoadLocation(loc.String()); err != nil {
+		return db.Reminder{}, fmt.Errorf("time zone %q has no name to store", loc)
+	}
+	rule = rule.Anchor(f.now, loc)
+	if err := rule.Validate(f.now, loc); err != nil {
+		return db.Reminder{}, err
+	}
+	f.created, f.rules = append(f.created, p), append(f.rules, rule)
+	r := db.Reminder{
+		ID: int64(len(f.rs) + 1), GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.UserID, Content: p.Content, Kind: p.Kind,
+		DueAt: rule.Next(f.now, loc, 1)[0], RRule: rule.RRULE(loc), TimeZone: loc.String(), SkipHolidays: rule.SkipHolidays,
+	}
+	f.rs = append(f.rs, r)
+	return r, nil
+}
+
+func (f *fakeService) LocationFor(_ context.Context, user string) *time.Location {
+	if loc, ok := f.zones[user]; ok {
+		return loc
+	}
+	return tokyo
+}
+
+// tokyo is TIMEZONE for the fake: a named zone, as a stored rule needs.
+var tokyo = func() *time.Location {
+	loc, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}()
+
+func (f *fakeService) Upcoming(r db.Reminder, n int) []time.Time {
+	if !r.Repeats() {
+		return []time.Time{r.DueAt}
+	}
+	rule, loc, err := recur.FromRRULE(r.RRule, r.SkipHolidays)
+	if err != nil {
+		return []time.Time{r.DueAt}
+	}
+	return append([]time.Time{r.DueAt}, rule.Next(r.DueAt, loc, n-1)...)
+}
+
+func (f *fakeService) RuleText(r db.Reminder) string {
+	rule, _, err := recur.FromRRULE(r.RRule, r.SkipHolidays)
+	if err != nil {
+		return ""
+	}
+	return rule.Describe()
 }
 
 func (f *fakeService) List(_ context.Context, user, channel string) ([]db.Reminder, error) {
@@ -50,10 +108,9 @@ func (f *fakeService) Cancel(_ context.Context, user string, id int64) (db.Remin
 	return db.Reminder{}, db.ErrNotFound
 }
 
-func (f *fakeService) Location() *time.Location { return jst }
-func (f *fakeService) Now() time.Time           { return f.now }
-func (f *fakeService) MaxAhead() time.Duration  { return 365 * 24 * time.Hour }
-func (f *fakeService) MaxPending() int          { return 3 }
+func (f *fakeService) Now() time.Time          { return f.now }
+func (f *fakeService) MaxAhead() time.Duration { return 365 * 24 * time.Hour }
+func (f *fakeService) MaxPending() int         { return 3 }
 
 func registry(t *testing.T, svc Service) *tools.Registry {
 	t.Helper()
