@@ -68,6 +68,13 @@ type app struct {
 // tokenSecretKey is where the continuation-token secret is kept.
 const tokenSecretKey = "continuation_token_secret"
 
+// buttonKeySetting is where the key that signs reminder buttons is kept.
+const buttonKeySetting = "reminder_button_key"
+
+// clock is the scheduler's: reminders are read, planned and delivered
+// against it. Tests move it (River keeps the wall clock; they move its jobs).
+var clock = time.Now
+
 // build wires the parts. It connects to MCP servers but starts nothing that
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
@@ -132,11 +139,19 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		a.instrumentDiscord(b)
 	}
 
+	buttonKey, err := db.EnsureSetting(ctx, d.pool, buttonKeySetting, page.NewSecret())
+	if err != nil {
+		return nil, err
+	}
 	schedOpts := scheduler.Options{
-		Location:   cfg.Location,
-		Logger:     logger,
-		MaxAhead:   time.Duration(cfg.ReminderMaxAheadDays) * 24 * time.Hour,
-		MaxPending: cfg.ReminderMaxPending,
+		Location:         cfg.Location,
+		Now:              clock,
+		Logger:           logger,
+		MaxAhead:         time.Duration(cfg.ReminderMaxAheadDays) * 24 * time.Hour,
+		MaxPending:       cfg.ReminderMaxPending,
+		MaxPostsPerSpace: cfg.ScheduleMaxPerSpace,
+		ButtonKey:        buttonKey,
+		Post:             a.schedulePost,
 
 		JobDone:      a.metrics.JobDone,
 		ReminderDone: a.metrics.ReminderDone,
@@ -281,8 +296,11 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 // addCommands gives the bot its slash commands.
 func (a *app) addCommands() {
 	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel, Log: a.logger}
+	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
-		commands.Remind(a.sched.Reminders(), a.logger),
+		commands.Remind(reminders, a.logger),
+		commands.Schedule(reminders, a.logger),
+		commands.Timezone(reminders, a.logger),
 		commands.Forget(a.memory, a.logger),
 		commands.Memory(a.memory, a.cfg.Location, a.logger),
 		commands.Stats(commands.StatsOptions{
@@ -294,6 +312,17 @@ func (a *app) addCommands() {
 	} {
 		a.bot.AddCommand(c)
 	}
+	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
+}
+
+// schedulePost writes one occurrence of a scheduled post: the chat
+// pipeline's answer to its prompt in its channel, with that channel's
+// persona and model and the usual tools.
+func (a *app) schedulePost(ctx context.Context, r db.Reminder) (string, error) {
+	return chat.Answer(ctx, a.chooser, chat.Request{
+		Session: r.SessionKey, Source: "discord", GuildID: r.GuildID, ChannelID: r.ChannelID,
+		AuthorID: r.UserID, Text: r.Content, At: clock(),
+	})
 }
 
 func (a *app) buildWeb(ctx context.Context) {
