@@ -138,7 +138,7 @@ func TestPressRoutedByPrefix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := h.postButtons(tc.channel, tc.customID)
 			i := h.srv.PressButton(tc.channel, msg, tc.customID, user, tc.perms)
-			tc.want.MessageID = msg
+			tc.want.MessageID, tc.want.Content = msg, "⏰ 牛乳を買う"
 			select {
 			case p := <-tc.got:
 				if p != tc.want {

@@ -115,6 +115,7 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 		return
 	}
 	req = b.withAttachments(req, e.Message)
+	req.ManageChannels = b.managesChannel(e.Message)
 	if req.GuildID == "" {
 		b.admitDM(req, b.admit)
 		return
@@ -137,4 +138,16 @@ func (b *Bot) admit(req chat.Request) {
 			"max_waiting", b.opts.MaxWaiting)
 		b.goNotice(req, busyReply)
 	}
+}
+
+// managesChannel reports whether m's author may manage its channel, from
+// the gateway's state: the server's roles, the channel's overwrites and the
+// roles the message's member has. False when the state does not know them.
+func (b *Bot) managesChannel(m *discordgo.Message) bool {
+	if m.GuildID == "" || m.Member == nil {
+		return false
+	}
+	// The message's member has no user; the state wants the author.
+	p, err := b.session.State.MessagePermissions(m)
+	return err == nil && p&(discordgo.PermissionManageChannels|discordgo.PermissionAdministrator) != 0
 }

@@ -41,7 +41,7 @@ func (c *Chooser) Settings() Settings {
 
 // Respond gives the turn its persona and model and routes it.
 func (c *Chooser) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
-	route, _ := c.Router.Match(req.Text)
+	route, _ := c.Router.pick(req)
 	req = c.applyChannel(ctx, req, route)
 	if s := c.Settings(); s != nil && req.Model == "" {
 		key := "default_model"

@@ -75,6 +75,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Space:     string(space),
 		MessageID: req.MessageID,
 		Text:      req.Text,
+
+		ManageChannels: req.ManageChannels,
 	})
 	model := c.Model
 	if req.Model != "" {

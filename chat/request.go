@@ -33,6 +33,14 @@ type Request struct {
 	// admin page's model selector).
 	Model string
 
+	// Chat sends the turn to the chat handler whatever its words: a
+	// scheduled post's prompt is not a reminder request, though it may
+	// say 毎週.
+	Chat bool
+	// ManageChannels: the author may manage this channel (creating a
+	// scheduled post needs it); false when the adapter does not know.
+	ManageChannels bool
+
 	// ParentID is the parent channel when ChannelID is a thread.
 	ParentID string
 	// Persona is the channel's persona in force, if any; it joins the

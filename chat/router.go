@@ -94,6 +94,14 @@ func (r *Router) Match(text string) (string, Handler) {
 	return "chat", r.fallback
 }
 
+// pick is Match for req, whose Chat flag sends it to the chat handler.
+func (r *Router) pick(req Request) (string, Handler) {
+	if req.Chat {
+		return "chat", r.fallback
+	}
+	return r.Match(req.Text)
+}
+
 // Respond routes req to its handler, through the middleware, with a turn
 // id on ctx (a new one unless the adapter set one). Adapters call it.
 func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
@@ -103,7 +111,7 @@ func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) 
 	if TurnID(ctx) == "" {
 		ctx = WithTurnID(ctx, NewTurnID())
 	}
-	name, h := r.Match(req.Text)
+	name, h := r.pick(req)
 	for i := len(r.middleware) - 1; i >= 0; i-- {
 		h = r.middleware[i](name, h)
 	}

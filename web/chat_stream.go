@@ -324,16 +324,17 @@ func isSearchTool(name string) bool {
 
 // toolLabels are the Japanese names of the built-in tools.
 var toolLabels = map[string]string{
-	"web_search":       "Web 検索",
-	"scrape_url":       "ページを読む",
-	"pdf_to_text":      "PDF を読む",
-	"search_and_fetch": "検索して資料を読む",
-	"read_note":        "ノートを読む",
-	"write_note":       "ノートに書く",
-	"read_knowledge":   "知識を読む",
-	"create_reminder":  "リマインダーを作る",
-	"list_reminders":   "リマインダー一覧",
-	"cancel_reminder":  "リマインダーを取り消す",
+	"web_search":            "Web 検索",
+	"scrape_url":            "ページを読む",
+	"pdf_to_text":           "PDF を読む",
+	"search_and_fetch":      "検索して資料を読む",
+	"read_note":             "ノートを読む",
+	"write_note":            "ノートに書く",
+	"read_knowledge":        "知識を読む",
+	"create_reminder":       "リマインダーを作る",
+	"list_reminders":        "リマインダー一覧",
+	"cancel_reminder":       "リマインダーを取り消す",
+	"create_scheduled_post": "定期投稿を作る",
 }
 
 func toolLabel(name string) string {

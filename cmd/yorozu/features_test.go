@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/tools/reminder"
 )
 
 // scriptReminder makes the model create a reminder of content due three
@@ -52,8 +53,8 @@ func TestReminderEndToEnd(t *testing.T) {
 	h.waitReply(t, 1, equals("リマインダーを登録しました。"))
 
 	// The tools offered were the reminder tools only.
-	if tl := h.turns()[0].Tools; len(tl) != 3 {
-		t.Errorf("reminder handler offered %d tools, want the 3 reminder tools", len(tl))
+	if tl := h.turns()[0].Tools; len(tl) != len(reminder.Names) {
+		t.Errorf("reminder handler offered %d tools, want the %d reminder tools", len(tl), len(reminder.Names))
 	}
 	delivered := h.waitReply(t, 2, func(c string) bool { return strings.Contains(c, "ゴミ出し") })
 	if !strings.Contains(delivered.Content, "<@"+aliceID+">") {

@@ -244,6 +244,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	if err != nil {
 		return err
 	}
+	reminders.ZoneOf = a.sched.Reminders().LocationFor
 
 	forecasts := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	// Both posts are always registered: the admin page may give them a
@@ -321,7 +322,7 @@ func (a *app) addCommands() {
 func (a *app) schedulePost(ctx context.Context, r db.Reminder) (string, error) {
 	return chat.Answer(ctx, a.chooser, chat.Request{
 		Session: r.SessionKey, Source: "discord", GuildID: r.GuildID, ChannelID: r.ChannelID,
-		AuthorID: r.UserID, Text: r.Content, At: clock(),
+		AuthorID: r.UserID, Text: r.Content, At: clock(), Chat: true,
 	})
 }
 
