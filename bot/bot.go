@@ -156,7 +156,7 @@ func New(opts Options) (*Bot, error) {
 		base.Path += "/"
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Timeout: 20 * time.Second}
+		opts.HTTPClient = &http.Client{Timeout: 20 * time.Second, Transport: restTransport()}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -46,3 +46,16 @@ func (t *rebase) RoundTrip(r *http.Request) (*http.Response, error) {
 	r2.Host = ""
 	return t.next.RoundTrip(r2)
 }
+
+// maxIdleConns is how many connections to Discord are kept open between
+// requests: enough for the reminder workers and the turns posting at once.
+// Go's default keeps two, and every other request would open (and
+// TLS-handshake) a connection of its own.
+const maxIdleConns = 64
+
+// restTransport is the transport of the REST client.
+func restTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdleConns, maxIdleConns
+	return t
+}

@@ -84,18 +84,51 @@ CROSS JOIN LATERAL (
 	return out, nil
 }
 
-// AdvanceReminder moves repeating reminder id on to its next occurrence,
-// with occurrences gone by so far and the message of the last delivery
-// ("" keeps the one before); its job is set afterwards (SetReminderJob).
-func AdvanceReminder(ctx context.Context, q Querier, id int64, next time.Time, occurrences int, messageID string) error {
-	return execReminder(ctx, q, fmt.Sprintf("advance reminder %d", id), `
-UPDATE reminders SET due_at = $2, occurrences = $3, attempts = 0, last_error = '', job_id = NULL,
-       message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
-WHERE id = $1`, id, next.UTC(), occurrences, messageID)
+// Outcome is what handling one occurrence of a reminder did: the delivery
+// to record and what becomes of the reminder.
+type Outcome struct {
+	// Delivery is recorded (unless its occurrence already was); a
+	// MessageID of "" keeps the reminder's last one.
+	Delivery Delivery
+	// Next is the next occurrence, handled by job JobID (nil: none yet,
+	// as while paused). Zero: the reminder is over — done, or failed for
+	// good when Failed (Delivery.Error says why).
+	Next        time.Time
+	JobID       *int64
+	Failed      bool
+	Occurrences int // gone by, this one included
+	Attempts    int // delivery attempts made, when the reminder ends
 }
 
-// MoveReminder sets the next occurrence of reminder id (a skip, a resume),
-// clearing its pause; its job is set afterwards (SetReminderJob).
+// RecordOutcome stores o in one statement: the delivery, and the reminder
+// moved on to its next occurrence or ended.
+func RecordOutcome(ctx context.Context, q Querier, o Outcome) error {
+	d := o.Delivery
+	args := []any{d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1), d.Error,
+		o.Occurrences, o.Attempts}
+	var set string
+	switch {
+	case !o.Next.IsZero():
+		// A new occurrence starts its attempts afresh.
+		set = "due_at = $9, job_id = $10, attempts = $8, last_error = ''"
+		args[7] = 0
+		args = append(args, o.Next.UTC(), o.JobID)
+	case o.Failed:
+		set = "failed_at = $3, attempts = $8, last_error = $6"
+	default:
+		set = "notified_at = $3, attempts = $8, last_error = ''"
+	}
+	return execReminder(ctx, q, fmt.Sprintf("record occurrence %s of reminder %d", d.Occurrence.UTC().Format(time.RFC3339), d.ReminderID), `
+WITH d AS (
+    INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+)
+UPDATE reminders SET `+set+`, occurrences = $7, message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
+WHERE id = $1`, args...)
+}
+
+// MoveReminder sets the next occurrence of reminder id (a resume), clearing
+// its pause; its job is set afterwards (SetReminderJob).
 func MoveReminder(ctx context.Context, q Querier, id int64, next time.Time) error {
 	return execReminder(ctx, q, fmt.Sprintf("move reminder %d", id), `
 UPDATE reminders SET due_at = $2, paused_at = NULL, attempts = 0, last_error = '', job_id = NULL
@@ -142,10 +175,3 @@ func LivePosts(ctx context.Context, q Querier, guildID string) ([]Reminder, erro
 	return rs, nil
 }
 
-// FinishReminder ends repeating reminder id after its last occurrence:
-// delivered in messageID at at, occurrences gone by in all.
-func FinishReminder(ctx context.Context, q Querier, id int64, messageID string, at time.Time, occurrences int) error {
-	return execReminder(ctx, q, fmt.Sprintf("finish reminder %d", id), `
-UPDATE reminders SET notified_at = $2, message_id = $3, occurrences = $4, attempts = 0, last_error = ''
-WHERE id = $1`, id, utcOrNow(at), messageID, occurrences)
-}

@@ -226,65 +226,40 @@ func (d *delivery) plan() error {
 // delivered records a delivery in msg and plans the next occurrence, or
 // ends the reminder; then commits.
 func (w *reminderWorker) delivered(ctx context.Context, tx pgx.Tx, d delivery, msg *discordgo.Message, attempts int) error {
-	r := d.r
-	if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: r.ID, Occurrence: r.DueAt, HandledAt: d.now,
-		MessageID: msg.ID, Covers: d.missed + 1}); err != nil {
-		return err
-	}
-	var err error
-	switch {
-	case !r.Repeats():
-		err = db.MarkReminderDelivered(ctx, tx, r.ID, msg.ID, d.now, attempts)
-	case d.next.IsZero():
-		err = db.FinishReminder(ctx, tx, r.ID, msg.ID, d.now, r.Occurrences+d.missed+1)
-	default:
-		err = w.advance(ctx, tx, d, msg.ID)
-	}
-	if err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return w.record(ctx, tx, d, db.Delivery{MessageID: msg.ID}, attempts, false)
 }
 
 // finish records an occurrence handled without a message (cause says why)
 // and either ends the reminder (end) or, when it repeats, plans its next
 // occurrence; then commits.
 func (w *reminderWorker) finish(ctx context.Context, tx pgx.Tx, d delivery, cause error, end bool) error {
-	r := d.r
-	reason := cause.Error()
-	if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: r.ID, Occurrence: r.DueAt, HandledAt: d.now,
-		Covers: d.missed + 1, Error: reason}); err != nil {
-		return err
-	}
-	var err error
-	switch {
-	case end || !r.Repeats():
-		err = db.MarkReminderFailed(ctx, tx, r.ID, d.now, r.Attempts+1, reason)
-	case d.next.IsZero():
-		// The rule ended with this occurrence: it ran its course.
-		err = db.FinishReminder(ctx, tx, r.ID, "", d.now, r.Occurrences+d.missed+1)
-	default:
-		err = w.advance(ctx, tx, d, "")
-	}
-	if err == nil {
-		err = tx.Commit(ctx)
-	}
-	if err != nil {
-		return fmt.Errorf("reminder %d: record result: %w", r.ID, err)
+	if err := w.record(ctx, tx, d, db.Delivery{Error: cause.Error()}, d.r.Attempts+1, end || !d.r.Repeats()); err != nil {
+		return fmt.Errorf("reminder %d: record result: %w", d.r.ID, err)
 	}
 	w.done("failed", d)
 	return nil
 }
 
-// advance moves a repeating reminder to d.next and inserts its job.
-func (w *reminderWorker) advance(ctx context.Context, tx pgx.Tx, d delivery, messageID string) error {
+// record stores how d's occurrence went (del, completed with what the
+// delivery knows) and what follows — the next occurrence with its job, or
+// the end (failed, or done) — in one statement, and commits.
+func (w *reminderWorker) record(ctx context.Context, tx pgx.Tx, d delivery, del db.Delivery, attempts int, failed bool) error {
 	r := d.r
-	occurrences := r.Occurrences + d.missed + 1
-	if err := db.AdvanceReminder(ctx, tx, r.ID, d.next, occurrences, messageID); err != nil {
+	del.ReminderID, del.Occurrence, del.HandledAt, del.Covers = r.ID, r.DueAt, d.now, d.missed+1
+	o := db.Outcome{Delivery: del, Failed: failed, Occurrences: r.Occurrences + d.missed + 1, Attempts: attempts}
+	if r.Repeats() && !failed && !d.next.IsZero() {
+		next := r
+		next.DueAt = d.next
+		id, err := w.s.insertJob(ctx, tx, next)
+		if err != nil {
+			return err
+		}
+		o.Next, o.JobID = d.next, &id
+	}
+	if err := db.RecordOutcome(ctx, tx, o); err != nil {
 		return err
 	}
-	r.DueAt, r.Occurrences = d.next, occurrences
-	return w.s.planTx(ctx, tx, &r)
+	return tx.Commit(ctx)
 }
 
 func (w *reminderWorker) done(outcome string, d delivery) {

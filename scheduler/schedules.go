@@ -183,25 +183,33 @@ func (r *Reminders) Skip(ctx context.Context, who db.Owner, id int64) (db.Remind
 		if err := r.s.cancelJobTx(ctx, tx, rem); err != nil {
 			return err
 		}
-		if _, err := db.RecordDelivery(ctx, tx, db.Delivery{ReminderID: rem.ID, Occurrence: rem.DueAt,
-			HandledAt: r.s.now(), Error: "skipped"}); err != nil {
+		o := db.Outcome{
+			Delivery:    db.Delivery{ReminderID: rem.ID, Occurrence: rem.DueAt, HandledAt: r.s.now(), Error: "skipped"},
+			Occurrences: rem.Occurrences + 1, Attempts: rem.Attempts,
+		}
+		if times := rule.Next(rem.DueAt, loc, 1); len(times) > 0 {
+			o.Next = times[0]
+			if rem.PausedAt == nil { // skipping while paused moves where it resumes
+				next := *rem
+				next.DueAt = o.Next
+				id, err := r.s.insertJob(ctx, tx, next)
+				if err != nil {
+					return err
+				}
+				o.JobID = &id
+			}
+		}
+		if err := db.RecordOutcome(ctx, tx, o); err != nil {
 			return err
 		}
-		times := rule.Next(rem.DueAt, loc, 1)
-		if len(times) == 0 {
-			now := r.s.now()
-			rem.NotifiedAt = &now
-			return db.MarkReminderDelivered(ctx, tx, rem.ID, rem.MessageID, now, rem.Attempts)
+		rem.Occurrences, rem.JobID = o.Occurrences, o.JobID
+		if o.Next.IsZero() {
+			at := o.Delivery.HandledAt
+			rem.NotifiedAt = &at
+		} else {
+			rem.DueAt = o.Next
 		}
-		rem.Occurrences++
-		if err := db.AdvanceReminder(ctx, tx, rem.ID, times[0], rem.Occurrences, ""); err != nil {
-			return err
-		}
-		rem.DueAt, rem.JobID = times[0], nil
-		if rem.PausedAt != nil {
-			return nil // skipping while paused moves where it resumes
-		}
-		return r.s.planTx(ctx, tx, rem)
+		return nil
 	})
 }
 
@@ -260,10 +268,22 @@ func (r *Reminders) change(ctx context.Context, who db.Owner, id int64, fn func(
 }
 
 // planTx inserts the job that handles rem's DueAt and links it to the row.
-// A repeating reminder's job is unique by the reminder and the occurrence,
-// so planning the same occurrence twice (two processes, a retry) makes one
-// job.
 func (s *Scheduler) planTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder) error {
+	id, err := s.insertJob(ctx, tx, *rem)
+	if err != nil {
+		return err
+	}
+	if err := db.SetReminderJob(ctx, tx, rem.ID, id); err != nil {
+		return err
+	}
+	rem.JobID = &id
+	return nil
+}
+
+// insertJob inserts the job that handles rem's DueAt. A repeating
+// reminder's job is unique by the reminder and the occurrence, so planning
+// the same occurrence twice (two processes, a retry) makes one job.
+func (s *Scheduler) insertJob(ctx context.Context, tx pgx.Tx, rem db.Reminder) (int64, error) {
 	args := reminderArgs{ReminderID: rem.ID, Post: rem.Kind == db.KindPost}
 	opts := &river.InsertOpts{ScheduledAt: rem.DueAt}
 	if rem.Repeats() {
@@ -272,13 +292,9 @@ func (s *Scheduler) planTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder) err
 	}
 	res, err := s.client.InsertTx(ctx, tx, args, opts)
 	if err != nil {
-		return fmt.Errorf("insert delivery job: %w", err)
+		return 0, fmt.Errorf("insert delivery job: %w", err)
 	}
-	if err := db.SetReminderJob(ctx, tx, rem.ID, res.Job.ID); err != nil {
-		return err
-	}
-	rem.JobID = &res.Job.ID
-	return nil
+	return res.Job.ID, nil
 }
 
 // cancelJobTx cancels rem's delivery job. The worker would find the row
