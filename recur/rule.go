@@ -124,10 +124,20 @@ func sortedInts(v []int) []int {
 
 // Anchor returns r with Start set to now's day in loc when it has none:
 // the form to store, since the stored text's DTSTART fixes which weeks 隔週
-// means, which weekday "every 2 weeks" falls on and where Count starts.
+// means, which weekday "every 2 weeks" falls on and where Count starts. A
+// counted rule starts on the day of its first occurrence after now
+// instead: 毎日8時に2回 said at 14:00 must not count today's 8:00, gone.
 func (r Rule) Anchor(now time.Time, loc *time.Location) Rule {
-	if r.Start.IsZero() {
-		r.Start = midnight(now.In(loc))
+	if !r.Start.IsZero() {
+		return r
+	}
+	r.Start = midnight(now.In(loc))
+	if r.Count > 0 {
+		open := r
+		open.Count = 0
+		if first := open.Next(now, loc, 1); len(first) > 0 {
+			r.Start = midnight(first[0].In(loc))
+		}
 	}
 	return r
 }

@@ -207,6 +207,19 @@ func TestCountEndsTheRule(t *testing.T) {
 	}
 }
 
+func TestCountStartsAtTheFirstOccurrenceToCome(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	// Said at 14:00: today's 8:00 is gone and must not use up one of the 2回.
+	clock := newClock(at(2026, 12, 2, 14, 0))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "ストレッチ", "毎日8時 2回")
+	if got := NextOccurrences(rem, 5); len(got) != 2 || !got[0].Equal(at(2026, 12, 3, 8, 0)) || !got[1].Equal(at(2026, 12, 4, 8, 0)) {
+		t.Errorf("occurrences %v, want the 3rd and the 4th", got)
+	}
+}
+
 func TestPauseResumeSkip(t *testing.T) {
 	pool := newPool(t)
 	fd := newFakeDiscord(t)
