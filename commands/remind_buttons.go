@@ -31,7 +31,8 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 	if p.GuildID != "" && p.Perms&ManageMessages != 0 {
 		who.Guild = p.GuildID
 	}
-	rem, err := r.Get(ctx, who, id)
+	// Only the owner, or a moderator there, may press.
+	_, err = r.Get(ctx, who, id)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		return PressReply{Text: "このリマインダーを操作できるのは、設定した人（またはメッセージの管理権限を持つ人）だけです。"}
@@ -55,7 +56,7 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 	case "done":
 		return PressReply{Update: fmt.Sprintf("%s\n✅ 完了（%s）", p.Content, by)}
 	case "skip":
-		rem, err = r.Skip(ctx, who, id)
+		rem, err := r.Skip(ctx, who, id)
 		if text, refused := changeRefusal(rem, id, err); refused {
 			return PressReply{Text: orRetry(text, log, id, err)}
 		}
@@ -64,7 +65,7 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 		}
 		return PressReply{Text: fmt.Sprintf("次の回をスキップしました。次回は <t:%d:F> です。", rem.DueAt.Unix())}
 	case "stop":
-		rem, err = r.Pause(ctx, who, id)
+		rem, err := r.Pause(ctx, who, id)
 		if text, refused := changeRefusal(rem, id, err); refused {
 			return PressReply{Text: orRetry(text, log, id, err)}
 		}

@@ -58,6 +58,8 @@ func (r *Reminders) Create(ctx context.Context, p db.ReminderParams) (db.Reminde
 	content := strings.TrimSpace(p.Content)
 	now := r.s.now()
 	switch {
+	case p.RRule != "":
+		return db.Reminder{}, errors.New("create reminder: a repeating reminder is made with Repeat, which checks its rule")
 	case p.ChannelID == "" || p.UserID == "":
 		return db.Reminder{}, fmt.Errorf("create reminder: %w", ErrMissingAudience)
 	case content == "":
