@@ -111,6 +111,11 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 		return nil
 	}
 	d := delivery{r: r, now: w.s.now()}
+	if early := r.DueAt.Sub(d.now); early > time.Second {
+		// River keeps the database's clock, which is ahead of ours: wait
+		// for the due time on the scheduler's clock.
+		return river.JobSnooze(early)
+	}
 	if r.Repeats() {
 		if err := d.plan(); err != nil {
 			// A rule that no longer reads cannot go on.

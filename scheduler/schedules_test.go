@@ -3,11 +3,13 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -408,5 +410,116 @@ func TestButtonIDs(t *testing.T) {
 		if _, _, err := s.Reminders().ReadButton(bad); err == nil {
 			t.Errorf("%q read without error", bad)
 		}
+	}
+}
+
+// releaseDue makes the jobs of the reminders due by at on the test's clock
+// available now, as River would once its wall clock got there (a job that
+// ran early waits, snoozed, for its time on the scheduler's clock).
+func releaseDue(t testing.TB, s *Scheduler, at time.Time) {
+	t.Helper()
+	settle(t, s)
+	_, err := s.pool.Exec(context.Background(), `
+UPDATE river_job j SET scheduled_at = now(), state = 'available'
+FROM reminders r
+WHERE j.kind = 'reminder' AND j.state IN ('scheduled', 'retryable')
+  AND r.id = (j.args->>'reminder_id')::bigint AND r.due_at <= $1`, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settle waits until no reminder job runs or waits to: the jobs River ran
+// early, since its clock is ahead of the test's, have gone back to wait.
+func settle(t testing.TB, s *Scheduler) {
+	t.Helper()
+	pollDB(t, 30*time.Second, "reminder jobs settled", func() bool {
+		var busy int
+		err := s.pool.QueryRow(context.Background(),
+			"SELECT count(*) FROM river_job WHERE kind = 'reminder' AND state IN ('available', 'running')").Scan(&busy)
+		return err == nil && busy == 0
+	})
+}
+
+func TestTwoProcessesDeliverEachOccurrenceOnce(t *testing.T) {
+	const n = 40
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 0))
+	a := newScheduler(t, pool, fd.session, Options{ClientID: "a", Now: clock.Now, Location: tokyo, MaxPending: n})
+	b := newScheduler(t, pool, fd.session, Options{ClientID: "b", Now: clock.Now, Location: tokyo, MaxPending: n})
+	start(t, a)
+	start(t, b)
+	ids := map[int64]bool{}
+	for i := range n {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		ids[repeat(t, s.Reminders(), "u1", "c1", fmt.Sprintf("#%d", i), "毎日7時").ID] = true
+	}
+	// Planning an occurrence again (another process, a retry) makes no
+	// second job.
+	first := reminder(t, a, 1)
+	var again int64
+	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		var err error
+		again, err = a.insertJob(context.Background(), tx, first)
+		return err
+	})
+	if err != nil || again != *first.JobID {
+		t.Fatalf("second plan of the same occurrence: job %d, %v; want %d", again, err, *first.JobID)
+	}
+
+	for day := 2; day <= 3; day++ {
+		settle(t, a)
+		clock.Set(at(2026, 12, day, 7, 0))
+		releaseDue(t, a, clock.Now())
+		want := n * (day - 1)
+		fd.waitFor(t, 30*time.Second, "deliveries", func() bool { return len(fd.posts("c1")) >= want })
+		pollDB(t, 10*time.Second, "next occurrences planned", func() bool {
+			var planned int
+			err := pool.QueryRow(context.Background(), "SELECT count(*) FROM reminders WHERE due_at = $1 AND job_id IS NOT NULL",
+				at(2026, 12, day+1, 7, 0)).Scan(&planned)
+			return err == nil && planned == n
+		})
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got := len(fd.posts("c1")); got != 2*n {
+		t.Fatalf("%d posts, want %d (each of %d reminders on two days)", got, 2*n, n)
+	}
+	seen := map[string]bool{}
+	for _, c := range fd.posts("c1") {
+		nonce := decodeBody(t, c).Nonce
+		if seen[nonce] {
+			t.Errorf("nonce %s posted twice", nonce)
+		}
+		seen[nonce] = true
+	}
+	var deliveries int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM reminder_deliveries WHERE message_id <> ''").Scan(&deliveries); err != nil || deliveries != 2*n {
+		t.Errorf("%d deliveries recorded, want %d (%v)", deliveries, 2*n, err)
+	}
+}
+
+
+// A job River runs before its time on the scheduler's clock (the
+// database's clock is ahead) waits for it, snoozed, and posts nothing.
+func TestEarlyJobWaitsForItsTime(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 2, 6, 59))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "薬", "毎朝7時")
+	err := work(t, s, rem)
+	var snooze *river.JobSnoozeError
+	if !errors.As(err, &snooze) || snooze.Duration != time.Minute || len(fd.posts("c1")) != 0 {
+		t.Fatalf("early run: %v, %d posts; want a one-minute snooze and none", err, len(fd.posts("c1")))
+	}
+	clock.Set(at(2026, 12, 2, 7, 0))
+	if err := work(t, s, rem); err != nil || len(fd.posts("c1")) != 1 {
+		t.Fatalf("on time: %v, %d posts", err, len(fd.posts("c1")))
 	}
 }

@@ -51,15 +51,35 @@ func useClock(t *testing.T, at time.Time) *testClock {
 	return c
 }
 
-// jump moves the clock to at and releases the reminder jobs due by then.
+// jump moves the clock to at and releases the jobs of the reminders due by
+// then (a job River ran early waits, snoozed, for its time on the clock).
 func (h *harness) jump(t *testing.T, c *testClock, at time.Time) {
 	t.Helper()
+	// First let the jobs River ran early (its clock is ahead of the
+	// test's) go back to wait, so none reads the new time half-way.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var busy int
+		if err := h.pool.QueryRow(context.Background(),
+			"SELECT count(*) FROM river_job WHERE kind = 'reminder' AND state IN ('available', 'running')").Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if busy == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reminder jobs still running", busy)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	c.mu.Lock()
 	c.offset = time.Until(at)
 	c.mu.Unlock()
 	_, err := h.pool.Exec(context.Background(), `
-UPDATE river_job SET scheduled_at = now(), state = 'available'
-WHERE kind = 'reminder' AND state IN ('scheduled', 'retryable') AND scheduled_at <= $1`, at)
+UPDATE river_job j SET scheduled_at = now(), state = 'available'
+FROM reminders r
+WHERE j.kind = 'reminder' AND j.state IN ('scheduled', 'retryable')
+  AND r.id = (j.args->>'reminder_id')::bigint AND r.due_at <= $1`, at)
 	if err != nil {
 		t.Fatal(err)
 	}
