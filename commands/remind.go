@@ -333,6 +333,9 @@ func remindChange(ctx context.Context, r Reminders, req Request, log *slog.Logge
 	case "pause":
 		return fmt.Sprintf("#%d %s を一時停止しました。`/remind resume id:%d` で再開できます。", rem.ID, rem.Content, rem.ID)
 	case "resume":
+		if rem.NotifiedAt != nil {
+			return fmt.Sprintf("#%d %s は一時停止中に繰り返しの終わりを過ぎたので、これで終了しました。", rem.ID, rem.Content)
+		}
 		return fmt.Sprintf("#%d %s を再開しました。次回は <t:%d:F>（<t:%d:R>）です。", rem.ID, rem.Content, rem.DueAt.Unix(), rem.DueAt.Unix())
 	}
 	if rem.NotifiedAt != nil {

@@ -135,6 +135,13 @@ UPDATE reminders SET due_at = $2, paused_at = NULL, attempts = 0, last_error = '
 WHERE id = $1`, id, next.UTC())
 }
 
+// EndReminder ends repeating reminder id whose rule ran out while it was
+// paused: done, nothing more to deliver.
+func EndReminder(ctx context.Context, q Querier, id int64, at time.Time) error {
+	return execReminder(ctx, q, fmt.Sprintf("end reminder %d", id),
+		"UPDATE reminders SET notified_at = $2, paused_at = NULL, job_id = NULL WHERE id = $1", id, utcOrNow(at))
+}
+
 // PauseReminder pauses reminder id at at: it stays pending, undelivered.
 func PauseReminder(ctx context.Context, q Querier, id int64, at time.Time) error {
 	return execReminder(ctx, q, fmt.Sprintf("pause reminder %d", id),

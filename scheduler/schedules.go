@@ -139,7 +139,9 @@ func (r *Reminders) Pause(ctx context.Context, who db.Owner, id int64) (db.Remin
 }
 
 // Resume restarts a paused reminder from its next occurrence after now; a
-// one-shot one whose time went by while paused is delivered at once.
+// one-shot one whose time went by while paused is delivered at once. A rule
+// that ended while paused ends the reminder: it comes back with NotifiedAt
+// set and nothing planned.
 func (r *Reminders) Resume(ctx context.Context, who db.Owner, id int64) (db.Reminder, error) {
 	return r.change(ctx, who, id, func(tx pgx.Tx, rem *db.Reminder) error {
 		if rem.PausedAt == nil {
@@ -157,7 +159,9 @@ func (r *Reminders) Resume(ctx context.Context, who db.Owner, id int64) (db.Remi
 			}
 			times := rule.Next(after, loc, 1)
 			if len(times) == 0 {
-				return fmt.Errorf("%w: この先に通知する回がありません", ErrBadRule)
+				now := r.s.now()
+				rem.NotifiedAt, rem.PausedAt = &now, nil
+				return db.EndReminder(ctx, tx, rem.ID, now)
 			}
 			next = times[0]
 		}

@@ -523,3 +523,24 @@ func TestEarlyJobWaitsForItsTime(t *testing.T) {
 		t.Fatalf("on time: %v, %d posts", err, len(fd.posts("c1")))
 	}
 }
+
+// A rule that ran out while paused ends the reminder on resume.
+func TestResumeAfterTheRuleEnded(t *testing.T) {
+	pool := newPool(t)
+	clock := newClock(at(2026, 12, 2, 6, 0))
+	s := newScheduler(t, pool, nil, Options{Now: clock.Now})
+	r := s.Reminders()
+	rem := repeat(t, r, "u1", "c1", "年末の掃除", "毎日7時 12月5日まで")
+	owner := db.Owner{UserID: "u1"}
+	if _, err := r.Pause(context.Background(), owner, rem.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(at(2026, 12, 10, 12, 0))
+	got, err := r.Resume(context.Background(), owner, rem.ID)
+	if err != nil || got.NotifiedAt == nil || got.PausedAt != nil || got.Pending() {
+		t.Fatalf("resume after the end: %+v, %v", got, err)
+	}
+	if stored := reminder(t, s, rem.ID); stored.Pending() || stored.PausedAt != nil {
+		t.Errorf("stored %+v, want ended", stored)
+	}
+}
