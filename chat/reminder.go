@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/holiday"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -60,7 +62,7 @@ var weekdaysJa = [...]string{"日曜日", "月曜日", "火曜日", "水曜日",
 // user's zone loc.
 func ReminderSystem(now time.Time, loc *time.Location) string {
 	now = now.In(loc)
-	return fmt.Sprintf(`リマインダー担当です。現在は %d年%d月%d日（%s）%s、ユーザーのタイムゾーンは %s（UTC%s）です。
+	return fmt.Sprintf(`リマインダー担当です。現在は %d年%d月%d日（%s）%s、ユーザーのタイムゾーンは %s（UTC%s）です。`+holidayLine(now)+`
 - 一回だけのリマインドには create_reminder を due_at 付きで呼んでください。due_at は必ずオフセット付きの RFC 3339（例: %s）で、上の現在時刻から計算すること。content には時刻を除いた用件だけを書くこと。
 - 繰り返すリマインド（毎週・毎朝・毎日・毎月・平日・隔週など）には、due_at ではなく repeat を渡してください。ユーザーが言ったことだけを入れ、言っていない start・until・count・skip_holidays は入れないこと。例:
   - 毎週月曜と木曜の朝7時 → {"frequency":"weekly","weekdays":["MO","TH"],"time":"07:00"}
@@ -75,4 +77,23 @@ func ReminderSystem(now time.Time, loc *time.Location) string {
 		now.Year(), now.Month(), now.Day(), weekdaysJa[now.Weekday()], now.Format("15:04"),
 		loc.String(), now.Format("-07:00"),
 		now.Add(time.Hour).Truncate(time.Minute).Format(time.RFC3339))
+}
+
+var shortWeekdaysJa = [...]string{"日", "月", "火", "水", "木", "金", "土"}
+
+// holidayLine tells the model about Japan's national holidays near now:
+// today's, and the next within 60 days (「祝日の前の日に」 needs it).
+func holidayLine(now time.Time) string {
+	var parts []string
+	if name := holiday.Name(now); name != "" {
+		parts = append(parts, "今日は"+name+"です。")
+	}
+	for d := 1; d <= 60; d++ {
+		day := now.AddDate(0, 0, d)
+		if name := holiday.Name(day); name != "" {
+			parts = append(parts, fmt.Sprintf("次の祝日は %d月%d日（%s）の%sです。", day.Month(), day.Day(), shortWeekdaysJa[day.Weekday()], name))
+			break
+		}
+	}
+	return strings.Join(parts, "")
 }

@@ -227,3 +227,22 @@ func TestReminderKeywords(t *testing.T) {
 		})
 	}
 }
+
+func TestReminderSystemNamesHolidays(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		now  time.Time
+		want string
+	}{
+		{time.Date(2026, 12, 2, 15, 0, 0, 0, tokyo), "次の祝日は 1月1日（金）の元日です。"},
+		{time.Date(2027, 1, 11, 8, 0, 0, 0, tokyo), "今日は成人の日です。次の祝日は 2月11日（木）の建国記念の日です。"},
+	}
+	for _, tc := range tests {
+		if got := ReminderSystem(tc.now, tokyo); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: system text lacks %q:\n%s", tc.now.Format("2006-01-02"), tc.want, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/holiday"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/recur"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
@@ -215,7 +216,8 @@ func oneShotTime(when string, now time.Time) (due time.Time, note string, ok boo
 }
 
 // confirmation says what was stored and what will happen: the rule in
-// words and the next three occurrences as Discord timestamps.
+// words and the next three occurrences as Discord timestamps, a national
+// holiday named (the rule may not mean to fire on one).
 func confirmation(r Reminders, rem db.Reminder) string {
 	what := "リマインダー"
 	if rem.Kind == db.KindPost {
@@ -226,7 +228,11 @@ func confirmation(r Reminders, rem db.Reminder) string {
 	}
 	var next []string
 	for _, t := range r.Upcoming(rem, 3) {
-		next = append(next, fmt.Sprintf("<t:%d:F>", t.Unix()))
+		stamp := fmt.Sprintf("<t:%d:F>", t.Unix())
+		if name := holiday.Name(t); name != "" {
+			stamp += "（" + name + "）"
+		}
+		next = append(next, stamp)
 	}
 	return fmt.Sprintf("%s #%d を登録しました: %s\n繰り返し: %s（%s）\n次の%d回: %s",
 		what, rem.ID, rem.Content, r.RuleText(rem), rem.TimeZone, len(next), strings.Join(next, "、"))

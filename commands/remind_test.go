@@ -80,7 +80,7 @@ func stamps(text string, loc *time.Location) []string {
 func TestRemindAdd(t *testing.T) {
 	tokyo := tz(t, "Asia/Tokyo")
 	now := time.Date(2026, 12, 2, 15, 0, 0, 0, tokyo) // a Wednesday
-	r := newReminders(t, now, scheduler.Options{MaxPending: 5})
+	r := newReminders(t, now, scheduler.Options{MaxPending: 6})
 	alice := user{t: t, cmd: commands.Remind(r, quietLog), id: "alice"}
 	add := func(when, what string) string {
 		return alice.run("add", map[string]any{"when": when, "what": what})
@@ -97,6 +97,11 @@ func TestRemindAdd(t *testing.T) {
 	got = add("毎月1日 祝日は除く", "家賃")
 	if s := stamps(got, tokyo); len(s) != 3 || s[0] != "02-01 09:00 Mon" || !strings.Contains(got, "祝日は除く") {
 		t.Errorf("monthly skipping 元日: %q (%v)", got, s)
+	}
+
+	got = add("毎月1日", "記帳")
+	if !strings.Contains(got, fmt.Sprintf("<t:%d:F>（元日）", time.Date(2027, 1, 1, 9, 0, 0, 0, tokyo).Unix())) {
+		t.Errorf("a holiday among the next three is not named: %q", got)
 	}
 
 	got = add("明日の朝", "歯医者")
@@ -119,13 +124,13 @@ func TestRemindAdd(t *testing.T) {
 	}
 
 	list := alice.run("list", nil)
-	if !strings.Contains(list, "#1 ") || !strings.Contains(list, "🔁 毎週 月・木 7:00") || !strings.Contains(list, "#3 ") || !strings.Contains(list, "歯医者") {
+	if !strings.Contains(list, "#1 ") || !strings.Contains(list, "🔁 毎週 月・木 7:00") || !strings.Contains(list, "#4 ") || !strings.Contains(list, "歯医者") {
 		t.Errorf("list: %q", list)
 	}
 
-	// Five are allowed: the sixth is refused with the limit.
-	add("明日の10時", "5件目")
-	if got := add("明日の11時", "6件目"); !strings.Contains(got, "1人5件まで") {
+	// Six are allowed: the seventh is refused with the limit.
+	add("明日の10時", "6件目")
+	if got := add("明日の11時", "7件目"); !strings.Contains(got, "1人6件まで") {
 		t.Errorf("over the limit: %q", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/holiday"
 	"github.com/yorozu-bot/yorozu/recur"
 )
 
@@ -331,6 +332,10 @@ func (w *reminderWorker) send(ctx context.Context, d delivery) (*discordgo.Messa
 		body.Content = ReminderText(r, d.now, w.s.location(r), w.s.opts.LateAfter)
 		if d.missed > 0 {
 			body.Content = reminderHead(r) + CatchUpNote(d.missed+1, d.next)
+		}
+		if name := holiday.Name(d.now.In(w.s.location(r))); name != "" && r.Repeats() {
+			// A routine may differ on a holiday: say it is one.
+			body.Content += "\n（今日は" + name + "です）"
 		}
 	}
 	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)

@@ -544,3 +544,20 @@ func TestResumeAfterTheRuleEnded(t *testing.T) {
 		t.Errorf("stored %+v, want ended", stored)
 	}
 }
+
+// A repeating reminder delivered on a national holiday says which.
+func TestHolidayNamedOnDelivery(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	clock := newClock(at(2026, 12, 31, 12, 0))
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	rem := repeat(t, s.Reminders(), "u1", "c1", "薬", "毎日7時")
+	clock.Set(at(2027, 1, 1, 7, 0))
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	if c := decodeBody(t, fd.posts("c1")[0]).Content; c != "<@u1> ⏰ リマインド: 薬\n（今日は元日です）" {
+		t.Errorf("content %q", c)
+	}
+}
