@@ -48,12 +48,16 @@ type Delivery struct {
 // Late is how long after its occurrence the delivery was handled.
 func (d Delivery) Late() time.Duration { return max(d.HandledAt.Sub(d.Occurrence), 0) }
 
+// insertDelivery stores a delivery ($1–$6: reminder, occurrence, handled,
+// message, covers, error) unless its occurrence already is.
+const insertDelivery = `
+INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
+VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
+
 // RecordDelivery stores d. An occurrence already recorded is left as it was,
 // and RecordDelivery reports false.
 func RecordDelivery(ctx context.Context, q Querier, d Delivery) (bool, error) {
-	tag, err := q.Exec(ctx, `
-INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
-VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+	tag, err := q.Exec(ctx, insertDelivery,
 		d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1), d.Error)
 	if err != nil {
 		return false, fmt.Errorf("record delivery of reminder %d: %w", d.ReminderID, err)
@@ -119,10 +123,7 @@ func RecordOutcome(ctx context.Context, q Querier, o Outcome) error {
 		set = "notified_at = $3, attempts = $8, last_error = ''"
 	}
 	return execReminder(ctx, q, fmt.Sprintf("record occurrence %s of reminder %d", d.Occurrence.UTC().Format(time.RFC3339), d.ReminderID), `
-WITH d AS (
-    INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
-)
+WITH d AS (`+insertDelivery+`)
 UPDATE reminders SET `+set+`, occurrences = $7, message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
 WHERE id = $1`, args...)
 }
@@ -181,4 +182,3 @@ func LivePosts(ctx context.Context, q Querier, guildID string) ([]Reminder, erro
 	}
 	return rs, nil
 }
-

@@ -18,7 +18,6 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/holiday"
-	"github.com/yorozu-bot/yorozu/recur"
 )
 
 // MaxDeliveryAttempts is how many times a reminder is tried before it is
@@ -75,10 +74,9 @@ func (w *reminderWorker) NextRetry(job *river.Job[reminderArgs]) time.Time {
 type delivery struct {
 	r   db.Reminder
 	now time.Time
-	// For a repeating reminder: its schedule, the occurrences after DueAt
-	// that went by unsent (downtime), and the next one after now (zero
-	// when the rule ends).
-	sched  *recur.Schedule
+	// For a repeating reminder: the occurrences after DueAt that went by
+	// unsent (downtime), and the next one after now (zero when the rule
+	// ends).
 	missed int
 	next   time.Time
 	post   string // a scheduled post's text
@@ -207,12 +205,13 @@ func (d *delivery) plan() error {
 	if err != nil {
 		return err
 	}
-	if d.sched, err = rule.Compile(loc); err != nil {
+	sched, err := rule.Compile(loc)
+	if err != nil {
 		return err
 	}
 	at := d.r.DueAt
 	for d.missed < maxCatchUp {
-		next := d.sched.Next(at, 1)
+		next := sched.Next(at, 1)
 		if len(next) == 0 {
 			return nil // the rule ends: d.next stays zero
 		}
@@ -223,7 +222,7 @@ func (d *delivery) plan() error {
 		at = next[0]
 		d.missed++
 	}
-	if next := d.sched.Next(d.now, 1); len(next) > 0 {
+	if next := sched.Next(d.now, 1); len(next) > 0 {
 		d.next = next[0]
 	}
 	return nil
@@ -329,11 +328,12 @@ func (w *reminderWorker) send(ctx context.Context, d delivery) (*discordgo.Messa
 		body.Content = d.post
 		body.AllowedMentions.Users = []string{}
 	} else {
-		body.Content = ReminderText(r, d.now, w.s.location(r), w.s.opts.LateAfter)
+		loc := w.s.location(r)
+		body.Content = ReminderText(r, d.now, loc, w.s.opts.LateAfter)
 		if d.missed > 0 {
 			body.Content = reminderHead(r) + CatchUpNote(d.missed+1, d.next)
 		}
-		if name := holiday.Name(d.now.In(w.s.location(r))); name != "" && r.Repeats() {
+		if name := holiday.Name(d.now.In(loc)); name != "" && r.Repeats() {
 			// A routine may differ on a holiday: say it is one.
 			body.Content += "\n（今日は" + name + "です）"
 		}

@@ -55,18 +55,15 @@ func (r *Reminders) MaxPending() int { return r.s.opts.MaxPending }
 // transaction. Refusals wrap ErrEmptyContent, ErrContentTooLong,
 // ErrDueInPast, ErrTooFarAhead, ErrTooManyPending or ErrMissingAudience.
 func (r *Reminders) Create(ctx context.Context, p db.ReminderParams) (db.Reminder, error) {
-	content := strings.TrimSpace(p.Content)
+	if p.RRule != "" {
+		return db.Reminder{}, errors.New("create reminder: a repeating reminder is made with Repeat, which checks its rule")
+	}
+	content, err := checkContent(p)
+	if err != nil {
+		return db.Reminder{}, fmt.Errorf("create reminder: %w", err)
+	}
 	now := r.s.now()
 	switch {
-	case p.RRule != "":
-		return db.Reminder{}, errors.New("create reminder: a repeating reminder is made with Repeat, which checks its rule")
-	case p.ChannelID == "" || p.UserID == "":
-		return db.Reminder{}, fmt.Errorf("create reminder: %w", ErrMissingAudience)
-	case content == "":
-		return db.Reminder{}, fmt.Errorf("create reminder: %w", ErrEmptyContent)
-	case utf8.RuneCountInString(content) > MaxContentLength:
-		return db.Reminder{}, fmt.Errorf("create reminder: %w (%d characters, at most %d)",
-			ErrContentTooLong, utf8.RuneCountInString(content), MaxContentLength)
 	case p.DueAt.Before(now.Add(-pastTolerance)):
 		return db.Reminder{}, fmt.Errorf("create reminder: %w (%s is %s before now)",
 			ErrDueInPast, p.DueAt.In(r.s.opts.Location).Format(time.RFC3339), now.Sub(p.DueAt).Round(time.Second))
@@ -77,6 +74,21 @@ func (r *Reminders) Create(ctx context.Context, p db.ReminderParams) (db.Reminde
 
 	p.Content = content
 	return r.insert(ctx, p, nil)
+}
+
+// checkContent checks what Create and Repeat both need, an audience and a
+// content of the allowed length, and returns the content trimmed.
+func checkContent(p db.ReminderParams) (string, error) {
+	content := strings.TrimSpace(p.Content)
+	switch n := utf8.RuneCountInString(content); {
+	case p.ChannelID == "" || p.UserID == "":
+		return "", ErrMissingAudience
+	case n == 0:
+		return "", ErrEmptyContent
+	case n > MaxContentLength:
+		return "", fmt.Errorf("%w (%d characters, at most %d)", ErrContentTooLong, n, MaxContentLength)
+	}
+	return content, nil
 }
 
 // insert stores p, checking the owner's limit (and check, when set) under

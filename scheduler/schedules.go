@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -51,19 +49,14 @@ func (r *Reminders) Repeat(ctx context.Context, p db.ReminderParams, rule recur.
 		loc = r.s.opts.Location
 	}
 	now := r.s.now()
-	content := strings.TrimSpace(p.Content)
-	switch {
-	case p.ChannelID == "" || p.UserID == "":
-		return db.Reminder{}, fmt.Errorf("create schedule: %w", ErrMissingAudience)
-	case p.Kind == db.KindPost && p.GuildID == "":
-		return db.Reminder{}, fmt.Errorf("create schedule: %w (a scheduled post belongs to a server)", ErrMissingAudience)
-	case content == "":
-		return db.Reminder{}, fmt.Errorf("create schedule: %w", ErrEmptyContent)
-	case utf8.RuneCountInString(content) > MaxContentLength:
-		return db.Reminder{}, fmt.Errorf("create schedule: %w (%d characters, at most %d)",
-			ErrContentTooLong, utf8.RuneCountInString(content), MaxContentLength)
+	content, err := checkContent(p)
+	if err != nil {
+		return db.Reminder{}, fmt.Errorf("create schedule: %w", err)
 	}
-	if _, err := time.LoadLocation(loc.String()); err != nil {
+	if p.Kind == db.KindPost && p.GuildID == "" {
+		return db.Reminder{}, fmt.Errorf("create schedule: %w (a scheduled post belongs to a server)", ErrMissingAudience)
+	}
+	if _, err := recur.LoadLocation(loc.String()); err != nil {
 		// The stored rule names its zone; TIMEZONE unset is "Local".
 		return db.Reminder{}, fmt.Errorf("create schedule: time zone %q has no name to store", loc)
 	}

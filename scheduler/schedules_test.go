@@ -503,7 +503,6 @@ func TestTwoProcessesDeliverEachOccurrenceOnce(t *testing.T) {
 	}
 }
 
-
 // A job River runs before its time on the scheduler's clock (the
 // database's clock is ahead) waits for it, snoozed, and posts nothing.
 func TestEarlyJobWaitsForItsTime(t *testing.T) {
