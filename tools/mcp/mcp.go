@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,11 +25,47 @@ import (
 // ServerConfig is one entry of MCP_SERVERS: either Command (stdio) or URL
 // (streamable HTTP).
 type ServerConfig struct {
-	Name    string            `json:"name"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	URL     string            `json:"url,omitempty"`
+	Name    string   `json:"name"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Env is the variables a stdio server gets besides inheritedEnv's; they
+	// win over the bot's values of the same name.
+	Env map[string]string `json:"env,omitempty"`
+	URL string            `json:"url,omitempty"`
+}
+
+// inheritedEnv are the variables of the bot's environment a stdio server
+// gets, when set. Everything else (DISCORD_TOKEN, DATABASE_URL,
+// ADMIN_PASSWORD, …) stays with the bot: a server that needs a variable
+// names it in its own env.
+var inheritedEnv = []string{"PATH", "HOME", "LANG", "TZ", "USER"}
+
+// serverEnv is the environment of a stdio server: inheritedEnv's variables
+// as environ (KEY=value lines) has them, then own's in key order, own
+// replacing an inherited one of the same name. It is never nil: a nil
+// Env would hand the command the bot's whole environment.
+func serverEnv(environ []string, own map[string]string) []string {
+	env := []string{}
+	for _, key := range inheritedEnv {
+		if _, ok := own[key]; ok {
+			continue
+		}
+		for _, kv := range environ {
+			if k, _, ok := strings.Cut(kv, "="); ok && k == key {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	keys := make([]string, 0, len(own))
+	for k := range own {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+own[k])
+	}
+	return env
 }
 
 var serverName = regexp.MustCompile(`^[a-zA-Z0-9-]{1,32}$`)
@@ -80,6 +118,9 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// Logger receives one line per skipped server; default slog.Default().
 	Logger *slog.Logger
+	// Environ is the bot's environment (KEY=value lines), of which a stdio
+	// server gets only inheritedEnv's variables; default os.Environ().
+	Environ []string
 }
 
 // Servers holds the open sessions and their tools.
@@ -129,10 +170,11 @@ func (s *Servers) connect(ctx context.Context, client *sdk.Client, cfg ServerCon
 	} else {
 		// The command outlives this call, so it must not take ctx's deadline.
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		cmd.Env = cmd.Environ()
-		for k, v := range cfg.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
+		environ := opts.Environ
+		if environ == nil {
+			environ = os.Environ()
 		}
+		cmd.Env = serverEnv(environ, cfg.Env)
 		transport = &sdk.CommandTransport{Command: cmd}
 	}
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
