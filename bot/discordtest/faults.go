@@ -1,13 +1,16 @@
 // Scripted faults: what a test can make go wrong (failing channels, 429s,
-// lost answers, refused edits and commands, a closed gateway, a rejected
-// token, a fake off the network), and the checks the routes make of them.
+// lost and undecodable answers, refused edits and commands, a closed
+// gateway, a rejected token, a fake off the network), and the checks the
+// routes make of them.
 
 package discordtest
 
 import (
+	"encoding/json"
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +129,38 @@ func (s *Server) RefuseEdits(channelID string, refuse bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refusedEdits[channelID] = refuse
+}
+
+// UndecodableAnswers makes the fake answer the message writes in channelID
+// of the given methods (http.MethodPost creates, http.MethodPatch edits) as
+// some Discord-compatible servers do: the write happens and is answered 200
+// with the message, but with role objects where Discord sends role ids
+// ("mention_roles":[{"id":"1"}]), so discordgo cannot decode the answer. No
+// methods answers every write readably again.
+func (s *Server) UndecodableAnswers(channelID string, methods ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.undecodable[channelID] = methods
+}
+
+// undecodableLocked reports whether UndecodableAnswers spoils the answer to
+// a method write in channelID. s.mu is held.
+func (s *Server) undecodableLocked(channelID, method string) bool {
+	return slices.Contains(s.undecodable[channelID], method)
+}
+
+// withRoleObjects is the message m as UndecodableAnswers answers it.
+func withRoleObjects(m listedMessage) any {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return m
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return m
+	}
+	fields["mention_roles"] = json.RawMessage(`[{"id":"1"}]`)
+	return fields
 }
 
 // RefuseCommand makes every bulk overwrite of the application commands that

@@ -24,6 +24,8 @@ type response struct {
 	header http.Header
 	msg    *Message
 	lost   Loss // the message was made but the answer is lost this way
+	// undecodable answers msg as UndecodableAnswers says.
+	undecodable bool
 }
 
 // apiError is a Discord JSON error.
@@ -77,7 +79,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, c)
 	var out any = res.body
 	if res.msg != nil && res.body == nil && res.status == http.StatusOK {
-		out = listedMessage{Message: s.wireMessage(res.msg), Nonce: res.msg.Nonce, Components: wireComponents(res.msg)}
+		lm := listedMessage{Message: s.wireMessage(res.msg), Nonce: res.msg.Nonce, Components: wireComponents(res.msg)}
+		out = lm
+		if res.undecodable {
+			out = withRoleObjects(lm)
+		}
 	}
 	s.notifyLocked()
 	s.mu.Unlock()

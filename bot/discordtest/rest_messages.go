@@ -161,6 +161,7 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		res := s.createLocked(channelID, botID, "", in)
 		if res.status == http.StatusOK {
 			res.lost = s.takeLossLocked(channelID)
+			res.undecodable = s.undecodableLocked(channelID, method)
 		}
 		return res
 	case len(rest) == 2 && rest[0] == "messages" && method == http.MethodPatch:
@@ -178,7 +179,9 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 		if m.AuthorID != botID {
 			return apiError(http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
 		}
-		return s.editLocked(m, in)
+		res := s.editLocked(m, in)
+		res.undecodable = res.status == http.StatusOK && s.undecodableLocked(channelID, method)
+		return res
 	}
 	return apiError(http.StatusNotFound, 0, "404: Not Found")
 }

@@ -80,10 +80,11 @@ type Server struct {
 	failures      map[string]failure
 	rules         []*rateRule // RateLimitNext's, in order
 	losses        []*lossRule
-	refusedEdits  map[string]bool // channel id -> every edit answers 400
-	refuseCommand string          // a bulk overwrite naming it answers 400
-	closeCode     int             // identify/resume is answered with this close code
-	badToken      bool            // REST answers 401, the gateway closes 4004
+	refusedEdits  map[string]bool     // channel id -> every edit answers 400
+	undecodable   map[string][]string // channel id -> methods whose message answers discordgo cannot decode
+	refuseCommand string              // a bulk overwrite naming it answers 400
+	closeCode     int                 // identify/resume is answered with this close code
+	badToken      bool                // REST answers 401, the gateway closes 4004
 	unreachable   bool
 
 	files     map[string]servedFile // path -> file, served by serveFile
@@ -117,6 +118,7 @@ func New(t testing.TB) *Server {
 		conns:        map[*gatewayConn]bool{},
 		failures:     map[string]failure{},
 		refusedEdits: map[string]bool{},
+		undecodable:  map[string][]string{},
 		netConn:      map[net.Conn]bool{},
 	}
 	s.srv = &http.Server{

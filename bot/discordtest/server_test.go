@@ -252,3 +252,34 @@ func TestSingleMessageAndThreads(t *testing.T) {
 		t.Errorf("GET channel = %+v, %v", ch, err)
 	}
 }
+
+// UndecodableAnswers: the write happens, discordgo cannot decode its answer
+// (an error after the 2xx, not a RESTError), and the methods not named are
+// answered as before.
+func TestUndecodableAnswers(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	srv.AddChannel("1")
+	srv.UndecodableAnswers("1", http.MethodPatch)
+	m, err := s.ChannelMessageSend("1", "hello")
+	if err != nil {
+		t.Fatalf("create, only edits spoiled: %v", err)
+	}
+	_, err = s.ChannelMessageEdit("1", m.ID, "hello, edited")
+	var rest *discordgo.RESTError
+	if !errors.Is(err, discordgo.ErrJSONUnmarshal) || errors.As(err, &rest) {
+		t.Errorf("edit: err = %v, want discordgo's unmarshal error", err)
+	}
+	srv.UndecodableAnswers("1", http.MethodPost, http.MethodPatch)
+	if _, err := s.ChannelMessageSend("1", "second"); !errors.Is(err, discordgo.ErrJSONUnmarshal) {
+		t.Errorf("create: err = %v, want discordgo's unmarshal error", err)
+	}
+	got := srv.Messages("1")
+	if len(got) != 2 || got[0].Content != "hello, edited" || got[1].Content != "second" {
+		t.Errorf("messages = %+v; want the edit and the second message applied", got)
+	}
+	srv.UndecodableAnswers("1")
+	if _, err := s.ChannelMessageEdit("1", m.ID, "readable again"); err != nil {
+		t.Errorf("edit after UndecodableAnswers(\"1\"): %v", err)
+	}
+}
