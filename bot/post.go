@@ -41,27 +41,27 @@ type outgoing struct {
 	EnforceNonce    bool                              `json:"enforce_nonce"`
 }
 
-// createMessage posts m into channelID with its nonce enforced. An attempt
-// whose outcome is unknown (no answer in time, a 5xx, an answer that is not
-// a message) is made again with the same nonce: Discord then returns the
-// message it already made instead of a second one. A refusal (4xx) is final.
-// Files, when given, are uploaded with it (read once, sent with every
-// attempt).
-func createMessage(ctx context.Context, s *discordgo.Session, channelID string, m outgoing, files ...*discordgo.File) (*discordgo.Message, error) {
+// createMessage posts m into channelID with its nonce enforced and returns
+// the message's id. An attempt whose outcome is unknown (no answer in time,
+// a 5xx, an answer without a message id) is made again with the same
+// nonce: Discord then returns the message it already made instead of a
+// second one. A refusal (4xx) is final. Files, when given, are uploaded
+// with it (read once, sent with every attempt).
+func createMessage(ctx context.Context, s *discordgo.Session, channelID string, m outgoing, files ...*discordgo.File) (string, error) {
 	if m.Nonce == "" {
 		m.Nonce = newNonce()
 	}
 	m.EnforceNonce = true
 	uploads, err := readFiles(files)
 	if err != nil {
-		return nil, fmt.Errorf("post message in channel %s: %w", channelID, err)
+		return "", fmt.Errorf("post message in channel %s: %w", channelID, err)
 	}
 	endpoint := discordgo.EndpointChannelMessages(channelID)
 	for attempt := 1; ; attempt++ {
-		var msg *discordgo.Message
-		msg, err = createOnce(ctx, s, endpoint, m, uploads)
+		var id string
+		id, err = createOnce(ctx, s, endpoint, m, uploads)
 		if err == nil {
-			return msg, nil
+			return id, nil
 		}
 		if refused(err) || ctx.Err() != nil || attempt >= postAttempts {
 			break
@@ -73,7 +73,7 @@ func createMessage(ctx context.Context, s *discordgo.Session, channelID string, 
 		}
 		t.Stop()
 	}
-	return nil, fmt.Errorf("post message in channel %s (nonce %s): %w", channelID, m.Nonce, err)
+	return "", fmt.Errorf("post message in channel %s (nonce %s): %w", channelID, m.Nonce, err)
 }
 
 // upload is a file read into memory, so that every attempt can send it.
@@ -94,7 +94,7 @@ func readFiles(files []*discordgo.File) ([]upload, error) {
 	return out, nil
 }
 
-func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m outgoing, uploads []upload) (*discordgo.Message, error) {
+func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m outgoing, uploads []upload) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, postAttemptTimeout)
 	defer cancel()
 	var raw []byte
@@ -108,18 +108,23 @@ func createOnce(ctx context.Context, s *discordgo.Session, endpoint string, m ou
 		}
 		contentType, body, merr := discordgo.MultipartBodyWithJSON(m, files)
 		if merr != nil {
-			return nil, fmt.Errorf("encode files: %w", merr)
+			return "", fmt.Errorf("encode files: %w", merr)
 		}
 		raw, err = s.RequestRaw(http.MethodPost, endpoint, contentType, body, endpoint, 0, discordgo.WithContext(ctx))
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	var msg discordgo.Message
+	// Only the id is read: an answer whose other fields discordgo cannot
+	// decode (role objects where it expects ids, from some
+	// Discord-compatible servers) still says the message exists.
+	var msg struct {
+		ID string `json:"id"`
+	}
 	if err := json.Unmarshal(raw, &msg); err != nil || msg.ID == "" {
-		return nil, fmt.Errorf("unreadable answer (%d bytes): %w", len(raw), errors.Join(err, errNoMessage))
+		return "", fmt.Errorf("unreadable answer (%d bytes): %w", len(raw), errors.Join(err, errNoMessage))
 	}
-	return &msg, nil
+	return msg.ID, nil
 }
 
 var errNoMessage = errors.New("no message in the answer")
@@ -135,14 +140,19 @@ func refused(err error) bool {
 	return st >= 400 && st < 500 && st != http.StatusTooManyRequests
 }
 
+// applied reports whether err came after Discord answered a write 2xx: the
+// write happened and only its answer could not be decoded, as with some
+// Discord-compatible servers that send role objects where discordgo expects
+// ids. discordgo returns ErrJSONUnmarshal only for a successful request's
+// body.
+func applied(err error) bool {
+	return errors.Is(err, discordgo.ErrJSONUnmarshal)
+}
+
 // PostMessage posts content (and files, if any) as the bot into channelID,
 // pinging no one, with a nonce Discord enforces so that a retry after a lost
 // answer shows the message once. It returns the message id. Scheduled posts
 // use it.
 func (b *Bot) PostMessage(ctx context.Context, channelID, content string, files ...*discordgo.File) (string, error) {
-	m, err := createMessage(ctx, b.session, channelID, outgoing{Content: content, AllowedMentions: noMentions()}, files...)
-	if err != nil {
-		return "", err
-	}
-	return m.ID, nil
+	return createMessage(ctx, b.session, channelID, outgoing{Content: content, AllowedMentions: noMentions()}, files...)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
@@ -295,7 +296,7 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 	if asReply && r.ref.MessageID != "" {
 		data.Reference = r.ref
 	}
-	m, err := createMessage(ctx, r.b.session, r.channelID, data)
+	id, err := createMessage(ctx, r.b.session, r.channelID, data)
 	if err != nil {
 		err = fmt.Errorf("send reply in channel %s: %w", r.channelID, err)
 		if refused(err) {
@@ -307,15 +308,23 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 		return "", err
 	}
 	delete(r.nonces, slot)
-	return m.ID, nil
+	return id, nil
 }
 
+// edit sets the content of message id. An edit Discord answered 2xx is
+// done even when its answer cannot be decoded: counting it as failed would
+// post again text the message already shows.
 func (r *reply) edit(ctx context.Context, id, content string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
 	e := discordgo.NewMessageEdit(r.channelID, id).SetContent(content)
 	e.AllowedMentions = noMentions()
-	if _, err := r.b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+	_, err := r.b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx))
+	switch {
+	case err == nil:
+	case applied(err):
+		r.b.log.DebugContext(ctx, "discord edit applied, answer undecodable", "channel_id", r.channelID, "message_id", id, "err", err)
+	default:
 		r.b.log.DebugContext(ctx, "discord edit failed", "channel_id", r.channelID, "message_id", id, "err", err)
 		return fmt.Errorf("edit reply %s: %w", id, err)
 	}
