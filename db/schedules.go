@@ -95,7 +95,7 @@ type Outcome struct {
 	// MessageID of "" keeps the reminder's last one.
 	Delivery Delivery
 	// Next is the next occurrence, handled by job JobID (nil: none yet,
-	// as while paused). Zero: the reminder is over — done, or failed for
+	// as while paused or when it is too far off for a job). Zero: the reminder is over — done, or failed for
 	// good when Failed (Delivery.Error says why).
 	Next        time.Time
 	JobID       *int64
@@ -181,4 +181,30 @@ func LivePosts(ctx context.Context, q Querier, guildID string) ([]Reminder, erro
 		return nil, fmt.Errorf("list scheduled posts of %s: %w", guildID, err)
 	}
 	return rs, nil
+}
+
+// LockUnplanned returns up to limit live repeating reminders due before
+// horizon that have no delivery job, locked FOR UPDATE until the end of q's
+// transaction, soonest first; rows another transaction holds are skipped.
+func LockUnplanned(ctx context.Context, q Querier, horizon time.Time, limit int) ([]Reminder, error) {
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE due_at < $1 AND job_id IS NULL AND rrule <> '' AND paused_at IS NULL AND "+
+		reminderPending+" ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED", horizon.UTC(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("lock unplanned reminders: %w", err)
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return nil, fmt.Errorf("lock unplanned reminders: %w", err)
+	}
+	return rs, nil
+}
+
+// SetReminderJobs records that River job jobIDs[i] delivers reminder ids[i].
+func SetReminderJobs(ctx context.Context, q Querier, ids, jobIDs []int64) error {
+	_, err := q.Exec(ctx, `UPDATE reminders r SET job_id = u.job_id
+FROM unnest($1::bigint[], $2::bigint[]) AS u(id, job_id) WHERE r.id = u.id`, ids, jobIDs)
+	if err != nil {
+		return fmt.Errorf("set jobs of %d reminders: %w", len(ids), err)
+	}
+	return nil
 }

@@ -259,7 +259,7 @@ func (w *reminderWorker) record(ctx context.Context, tx pgx.Tx, d delivery, del 
 		if err != nil {
 			return err
 		}
-		o.Next, o.JobID = d.next, &id
+		o.Next, o.JobID = d.next, id
 	}
 	if err := db.RecordOutcome(ctx, tx, o); err != nil {
 		return err

@@ -6,7 +6,7 @@
 //
 // River moves a scheduled job to "available" when its leader's scheduler
 // passes (every 5 s, looking 5 s ahead), and a producer picks an available job
-// once its scheduled_at has come, polling every Options.PollInterval (200 ms by
+// once its scheduled_at has come, polling every Options.PollInterval (50 ms by
 // default). So a reminder made 10 s or more ahead runs within about
 // PollInterval of its time. A reminder due sooner than the scheduler's look-
 // ahead is inserted as available straight away, which is what the scheduler
@@ -21,6 +21,13 @@
 // nonce, then records the message id in the same transaction. Permanent
 // Discord errors end the reminder with the reason; transient ones are retried
 // with backoff up to MaxDeliveryAttempts, counted in the row.
+//
+// A repeating reminder (Reminders.Repeat) is one row whose due_at is its next
+// occurrence; each occurrence is one River job, unique by the reminder and
+// the occurrence. Handling one records the delivery and moves the row on in
+// one statement. The next occurrence's job is inserted then only if it is
+// due within planAhead; otherwise the planner (every minute, and at Start)
+// inserts the jobs of the occurrences coming near, many in one statement.
 //
 // # Named and periodic jobs
 //

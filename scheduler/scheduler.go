@@ -56,7 +56,7 @@ type Options struct {
 	JobWorkers      int // named jobs run at once; default 2
 
 	// PollInterval is how often each queue looks for jobs that came due;
-	// it bounds how late a reminder is. Default 200 ms.
+	// it bounds how late a reminder is. Default 50 ms.
 	PollInterval time.Duration
 	// SendTimeout bounds one Discord call. Default 15 s.
 	SendTimeout time.Duration
@@ -118,7 +118,7 @@ func (o *Options) defaults() {
 		o.JobWorkers = 2
 	}
 	if o.PollInterval <= 0 {
-		o.PollInterval = 200 * time.Millisecond
+		o.PollInterval = 50 * time.Millisecond
 	}
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = 15 * time.Second
@@ -220,6 +220,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 	if err := river.AddWorkerSafely(workers, &namedJobWorker{s: s}); err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &planWorker{s: s}); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	// River wants the cooldown (least time between fetches) below the poll
 	// interval. A short one keeps the workers fed through a burst of due
 	// reminders: each finished job lets the next be fetched at once (2 ms
@@ -253,6 +256,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: new river client: %w", err)
 	}
 	s.client = client
+	if err := s.addPlanner(); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	return s, nil
 }
 
@@ -271,7 +277,8 @@ func availableSoon(ctx context.Context, params []*rivertype.JobInsertParams, nex
 }
 
 // Start starts working jobs; it returns once the client runs. Jobs that came
-// due while no process ran are picked up at once.
+// due while no process ran are picked up at once, and occurrences due soon
+// that have no job yet are planned.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -282,6 +289,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		return fmt.Errorf("scheduler: start: %w", err)
 	}
 	s.started = true
+	if _, err := s.PlanUpcoming(ctx); err != nil {
+		// The planner's next run (within a minute) tries again.
+		s.log.Error("planning due reminders at start", "err", err)
+	}
 	return nil
 }
 

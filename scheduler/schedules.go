@@ -193,7 +193,7 @@ func (r *Reminders) Skip(ctx context.Context, who db.Owner, id int64) (db.Remind
 				if err != nil {
 					return err
 				}
-				o.JobID = &id
+				o.JobID = id
 			}
 		}
 		if err := db.RecordOutcome(ctx, tx, o); err != nil {
@@ -264,34 +264,45 @@ func (r *Reminders) change(ctx context.Context, who db.Owner, id int64, fn func(
 	return rem, err
 }
 
-// planTx inserts the job that handles rem's DueAt and links it to the row.
+// planTx plans rem's DueAt (insertJob) and links the job to the row.
 func (s *Scheduler) planTx(ctx context.Context, tx pgx.Tx, rem *db.Reminder) error {
 	id, err := s.insertJob(ctx, tx, *rem)
-	if err != nil {
+	if err != nil || id == nil {
 		return err
 	}
-	if err := db.SetReminderJob(ctx, tx, rem.ID, id); err != nil {
+	if err := db.SetReminderJob(ctx, tx, rem.ID, *id); err != nil {
 		return err
 	}
-	rem.JobID = &id
+	rem.JobID = id
 	return nil
 }
 
-// insertJob inserts the job that handles rem's DueAt. A repeating
-// reminder's job is unique by the reminder and the occurrence, so planning
-// the same occurrence twice (two processes, a retry) makes one job.
-func (s *Scheduler) insertJob(ctx context.Context, tx pgx.Tx, rem db.Reminder) (int64, error) {
+// insertJob inserts the job that handles rem's DueAt and returns its id; nil
+// when rem repeats and DueAt is beyond planAhead, for the planner to plan
+// later. A repeating reminder's job is unique by the reminder and the
+// occurrence, so planning the same occurrence twice (two processes, the
+// planner and a resume) makes one job.
+func (s *Scheduler) insertJob(ctx context.Context, tx pgx.Tx, rem db.Reminder) (*int64, error) {
+	if rem.Repeats() && !rem.DueAt.Before(s.now().Add(planAhead)) {
+		return nil, nil
+	}
+	p := deliveryJob(rem)
+	res, err := s.client.InsertTx(ctx, tx, p.Args, p.InsertOpts)
+	if err != nil {
+		return nil, fmt.Errorf("insert delivery job: %w", err)
+	}
+	return &res.Job.ID, nil
+}
+
+// deliveryJob is the job that handles rem's DueAt.
+func deliveryJob(rem db.Reminder) river.InsertManyParams {
 	args := reminderArgs{ReminderID: rem.ID, Post: rem.Kind == db.KindPost}
 	opts := &river.InsertOpts{ScheduledAt: rem.DueAt}
 	if rem.Repeats() {
 		args.Occurrence = rem.DueAt.Unix()
 		opts.UniqueOpts = river.UniqueOpts{ByArgs: true}
 	}
-	res, err := s.client.InsertTx(ctx, tx, args, opts)
-	if err != nil {
-		return 0, fmt.Errorf("insert delivery job: %w", err)
-	}
-	return res.Job.ID, nil
+	return river.InsertManyParams{Args: args, InsertOpts: opts}
 }
 
 // cancelJobTx cancels rem's delivery job. The worker would find the row

@@ -70,7 +70,7 @@ func BenchmarkNextOccurrences(b *testing.B) {
 
 // BenchmarkRepeatLateness1000SameMinute measures how late 1,000 repeating
 // reminders whose occurrences fall due at the same minute go out, each also
-// planning its next occurrence. Target: p99 ≤ 1 s. Waits for the next
+// moving on to its next occurrence (a day off: the planner makes its job). Target: p99 ≤ 1 s. Waits for the next
 // minute boundary; run with -benchtime=1x.
 func BenchmarkRepeatLateness1000SameMinute(b *testing.B) {
 	const n = 1000
@@ -106,10 +106,10 @@ func BenchmarkRepeatLateness1000SameMinute(b *testing.B) {
 		before := len(posts())
 		// Poll the database, not the fake: a condition on the fake runs
 		// under its lock after every call and would slow the deliveries.
-		pollDB(b, 3*time.Minute, "deliveries and next occurrences", func() bool {
-			var planned int
-			err := pool.QueryRow(context.Background(), `SELECT count(*) FROM reminders WHERE due_at = $1 AND job_id IS NOT NULL`, due.AddDate(0, 0, 1)).Scan(&planned)
-			return err == nil && planned == n
+		pollDB(b, 3*time.Minute, "deliveries, each moved on to tomorrow", func() bool {
+			var moved int
+			err := pool.QueryRow(context.Background(), `SELECT count(*) FROM reminders WHERE due_at = $1`, due.AddDate(0, 0, 1)).Scan(&moved)
+			return err == nil && moved == n
 		})
 		sent := posts()[before:]
 		if len(sent) != n {
@@ -145,7 +145,11 @@ VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`, ch(i), fmt.Sprintf("u%d", i%500),
 				InsertOpts: &river.InsertOpts{ScheduledAt: due, UniqueOpts: river.UniqueOpts{ByArgs: true}},
 			})
 		}
-		_, err := s.client.InsertManyFastTx(ctx, tx, params)
+		if _, err := s.client.InsertManyFastTx(ctx, tx, params); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE reminders r SET job_id = j.id FROM river_job j
+WHERE j.kind = 'reminder' AND (j.args->>'reminder_id')::bigint = r.id`)
 		return err
 	})
 	if err != nil {

@@ -131,11 +131,27 @@ func TestDailyDeliveredOnceThenPlansTomorrow(t *testing.T) {
 	if want := at(2026, 12, 3, 7, 0); !got.DueAt.Equal(want) || !got.Pending() || got.Occurrences != 1 {
 		t.Errorf("after delivery: due %s pending %v occurrences %d, want %s, pending, 1", got.DueAt, got.Pending(), got.Occurrences, want)
 	}
+	// Tomorrow is too far off for a job: the planner makes it once the
+	// occurrence is near, once however often it runs.
+	if got.JobID != nil {
+		t.Fatalf("next occurrence a day off already has job %d", *got.JobID)
+	}
+	clock.Set(at(2026, 12, 3, 6, 40))
+	if n, err := s.PlanUpcoming(context.Background()); err != nil || n != 0 {
+		t.Fatalf("planned %d at 6:40, %v; want none yet", n, err)
+	}
+	clock.Set(at(2026, 12, 3, 6, 50))
+	for want := 1; want >= 0; want-- {
+		if n, err := s.PlanUpcoming(context.Background()); err != nil || n != want {
+			t.Fatalf("planned %d at 6:50, %v; want %d", n, err, want)
+		}
+	}
+	got = reminder(t, s, rem.ID)
 	if got.JobID == nil || *got.JobID == *rem.JobID {
 		t.Fatalf("next occurrence has no job of its own: %v", got.JobID)
 	}
 	j, err := s.client.JobGet(context.Background(), *got.JobID)
-	if err != nil || !j.ScheduledAt.Equal(at(2026, 12, 3, 7, 0)) {
+	if err != nil || !j.ScheduledAt.Equal(at(2026, 12, 3, 7, 0)) || j.State != rivertype.JobStateScheduled {
 		t.Errorf("next job %+v, %v", j, err)
 	}
 	ds := deliveries(t, s, rem.ID)
@@ -168,11 +184,16 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
 	rem := repeat(t, s.Reminders(), "u1", "c1", "ゴミ出し", "毎日7時")
 
-	// Down from before 7:00 on the 2nd until 8:00 on the 4th: three missed.
-	clock.Set(at(2026, 12, 4, 8, 0))
-	if err := work(t, s, rem); err != nil {
-		t.Fatal(err)
+	if rem.JobID != nil {
+		t.Fatalf("an occurrence an hour off has job %d already", *rem.JobID)
 	}
+
+	// Down from before 7:00 on the 2nd until 8:00 on the 4th: three missed.
+	// Starting, the planner gives the overdue occurrence its job.
+	clock.Set(at(2026, 12, 4, 8, 0))
+	start(t, s)
+	fd.waitFor(t, 10*time.Second, "the catch-up", func() bool { return len(fd.posts("c1")) > 0 })
+	settle(t, s)
 	posts := fd.posts("c1")
 	if len(posts) != 1 {
 		t.Fatalf("%d posts, want one catch-up", len(posts))
@@ -226,7 +247,7 @@ func TestPauseResumeSkip(t *testing.T) {
 	pool := newPool(t)
 	fd := newFakeDiscord(t)
 	fd.AddChannel("c1")
-	clock := newClock(at(2026, 12, 2, 6, 0)) // a Wednesday
+	clock := newClock(at(2026, 12, 3, 6, 55)) // a Thursday, 5 minutes before
 	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
 	r := s.Reminders()
 	ctx := context.Background()
@@ -419,6 +440,10 @@ func TestButtonIDs(t *testing.T) {
 func releaseDue(t testing.TB, s *Scheduler, at time.Time) {
 	t.Helper()
 	settle(t, s)
+	// The planner's minute is River's, not the test's: plan now.
+	if _, err := s.PlanUpcoming(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	_, err := s.pool.Exec(context.Background(), `
 UPDATE river_job j SET scheduled_at = now(), state = 'available'
 FROM reminders r
@@ -446,7 +471,7 @@ func TestTwoProcessesDeliverEachOccurrenceOnce(t *testing.T) {
 	pool := newPool(t)
 	fd := newFakeDiscord(t)
 	fd.AddChannel("c1")
-	clock := newClock(at(2026, 12, 2, 6, 0))
+	clock := newClock(at(2026, 12, 2, 6, 55))
 	a := newScheduler(t, pool, fd.session, Options{ClientID: "a", Now: clock.Now, Location: tokyo, MaxPending: n})
 	b := newScheduler(t, pool, fd.session, Options{ClientID: "b", Now: clock.Now, Location: tokyo, MaxPending: n})
 	start(t, a)
@@ -462,25 +487,45 @@ func TestTwoProcessesDeliverEachOccurrenceOnce(t *testing.T) {
 	// Planning an occurrence again (another process, a retry) makes no
 	// second job.
 	first := reminder(t, a, 1)
-	var again int64
+	var again *int64
 	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
 		var err error
 		again, err = a.insertJob(context.Background(), tx, first)
 		return err
 	})
-	if err != nil || again != *first.JobID {
-		t.Fatalf("second plan of the same occurrence: job %d, %v; want %d", again, err, *first.JobID)
+	if err != nil || first.JobID == nil || again == nil || *again != *first.JobID {
+		t.Fatalf("second plan of the same occurrence (due %s): job %v, %v; want %v", first.DueAt, again, err, first.JobID)
 	}
 
 	for day := 2; day <= 3; day++ {
 		settle(t, a)
+		if day > 2 {
+			// Both planners at once plan each occurrence once.
+			clock.Set(at(2026, 12, day, 6, 55))
+			var wg sync.WaitGroup
+			planned := make([]int, 2)
+			for i, s := range []*Scheduler{a, b} {
+				wg.Go(func() {
+					var err error
+					if planned[i], err = s.PlanUpcoming(context.Background()); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			var jobs int
+			if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM river_job WHERE kind = 'reminder' AND scheduled_at = $1",
+				at(2026, 12, day, 7, 0)).Scan(&jobs); err != nil || jobs != n || planned[0]+planned[1] != n {
+				t.Fatalf("two planners: %d jobs, planned %v (%v); want %d", jobs, planned, err, n)
+			}
+		}
 		clock.Set(at(2026, 12, day, 7, 0))
 		releaseDue(t, a, clock.Now())
 		want := n * (day - 1)
 		fd.waitFor(t, 30*time.Second, "deliveries", func() bool { return len(fd.posts("c1")) >= want })
-		pollDB(t, 10*time.Second, "next occurrences planned", func() bool {
+		pollDB(t, 10*time.Second, "moved on to the next occurrences", func() bool {
 			var planned int
-			err := pool.QueryRow(context.Background(), "SELECT count(*) FROM reminders WHERE due_at = $1 AND job_id IS NOT NULL",
+			err := pool.QueryRow(context.Background(), "SELECT count(*) FROM reminders WHERE due_at = $1",
 				at(2026, 12, day+1, 7, 0)).Scan(&planned)
 			return err == nil && planned == n
 		})

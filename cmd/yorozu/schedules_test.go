@@ -13,6 +13,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
 // Schedules end to end: slash commands and button presses through the real
@@ -75,7 +76,16 @@ func (h *harness) jump(t *testing.T, c *testClock, at time.Time) {
 	c.mu.Lock()
 	c.offset = time.Until(at)
 	c.mu.Unlock()
-	_, err := h.pool.Exec(context.Background(), `
+	// The planner runs on River's minute, not the test's: plan now, as a
+	// second process would.
+	planner, err := scheduler.New(h.pool, scheduler.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := planner.PlanUpcoming(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.pool.Exec(context.Background(), `
 UPDATE river_job j SET scheduled_at = now(), state = 'available'
 FROM reminders r
 WHERE j.kind = 'reminder' AND j.state IN ('scheduled', 'retryable')
