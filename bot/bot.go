@@ -14,6 +14,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
+
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -116,6 +117,7 @@ type Bot struct {
 	guilds   map[string]bool
 	queues   map[string]*channelQueue
 	started  bool
+	leave    context.CancelFunc // ends the loops of the current Start
 	stopping bool
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]commands.Command // by name

@@ -19,6 +19,7 @@ const (
 	StateWaiting    State = "waiting"    // not connected; waiting for the operator (retried every OperatorRetry or on RetryNow)
 	StateConnected  State = "connected"
 	StateStopped    State = "stopped"
+	StateLeft       State = "left" // gateway closed by Leave; another process may hold it
 )
 
 // Status is the Discord adapter's health, for /readyz, the admin page and
@@ -42,6 +43,8 @@ func (s Status) GatewayErr() error {
 		return errors.New("connecting")
 	case StateStopped:
 		return errors.New("stopped")
+	case StateLeft:
+		return errors.New("left the gateway to another process")
 	case StateConnecting:
 		if s.Gateway != nil {
 			return fmt.Errorf("connecting: %s", s.Gateway.Message)
@@ -115,11 +118,17 @@ func (b *Bot) Start(ctx context.Context) error {
 		b.mu.Unlock()
 		return errors.New("bot: started twice")
 	}
+	if b.stopping {
+		b.mu.Unlock()
+		return errors.New("bot: stopped")
+	}
 	b.started = true
+	conn, cancel := context.WithCancel(b.loopCtx)
+	b.leave = cancel
 	b.mu.Unlock()
 	first := make(chan struct{})
 	b.loops.Add(1)
-	go b.connectLoop(first)
+	go b.connectLoop(conn, first)
 	select {
 	case <-first:
 		return nil
@@ -130,9 +139,8 @@ func (b *Bot) Start(ctx context.Context) error {
 
 // connectLoop connects, waits for a disconnect and connects again until the
 // bot stops. first is closed after the first attempt.
-func (b *Bot) connectLoop(first chan struct{}) {
+func (b *Bot) connectLoop(ctx context.Context, first chan struct{}) {
 	defer b.loops.Done()
-	ctx := b.loopCtx
 	var once bool
 	signalFirst := func() {
 		if !once {
@@ -209,6 +217,31 @@ func (b *Bot) connectLoop(first chan struct{}) {
 			backoff = min(backoff*2, b.opts.RetryMax)
 		}
 	}
+}
+
+// Leave closes the gateway and stops reconnecting until Start is called
+// again: for a process that no longer holds the gateway (Handover), so two
+// never answer the same mentions. Replies already running finish over REST;
+// turns waiting in channel queues are kept. Call it from the goroutine that
+// calls Start.
+func (b *Bot) Leave() {
+	b.mu.Lock()
+	if !b.started || b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.started = false
+	leave := b.leave
+	b.mu.Unlock()
+	leave()
+	b.loops.Wait()
+	b.ready.Store(false)
+	if err := b.session.Close(); err != nil {
+		b.log.Debug("discord close on leaving", "err", err)
+	}
+	b.mu.Lock()
+	b.state, b.gatewayDiag = StateLeft, nil
+	b.mu.Unlock()
 }
 
 // connectOnce opens the gateway and waits for READY (or RESUMED), within

@@ -31,8 +31,8 @@ type Handover struct {
 	pool *pgxpool.Pool
 	key  int64
 	log  *slog.Logger
-	// lost is called when the holder lost the lock (its database
-	// connection died): another process may hold the gateway now.
+	// lost is called when taking the gateway over failed for good (the
+	// bot could not start: ctx ended).
 	lost func(error)
 
 	lock    atomic.Pointer[db.Lock]
@@ -40,7 +40,7 @@ type Handover struct {
 }
 
 // NewHandover returns the handover of b's gateway among the processes
-// using pool; lost learns that this process lost the gateway lock.
+// using pool; lost learns that taking the gateway failed for good.
 func NewHandover(b *Bot, pool *pgxpool.Pool, lost func(error)) *Handover {
 	return &Handover{bot: b, pool: pool, key: lockKey(b.opts.Token), log: b.log, lost: lost}
 }
@@ -88,31 +88,46 @@ func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
 		return fmt.Errorf("connect to Discord: %w", err)
 	}
 	h.standby.Store(false)
-	go func() {
-		t := time.NewTicker(lockCheck)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				cctx, cancel := context.WithTimeout(ctx, lockCheck)
-				err := lock.Check(cctx)
-				cancel()
-				if err != nil && ctx.Err() == nil {
-					h.lost(fmt.Errorf("lost the Discord gateway lock: %w", err))
-					return
-				}
-			}
-		}
-	}()
+	go h.watch(ctx, lock)
 	return nil
+}
+
+// watch checks that this process still holds lock. When it does not (its
+// database connection died: a restart, a failover), another process may
+// take the gateway, so this one leaves it and stands by — to take it back
+// as soon as the database answers and the lock is free.
+func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
+	t := time.NewTicker(lockCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, lockCheck)
+		err := lock.Check(cctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			continue
+		}
+		h.log.Error("lost the Discord gateway lock (database connection gone); leaving the gateway and standing by", "err", err)
+		h.lock.Store(nil)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		_ = lock.Release(rctx) // closes the dead connection; the server freed the lock with it
+		cancel()
+		h.standby.Store(true)
+		h.bot.Leave()
+		h.standBy(ctx)
+		return
+	}
 }
 
 // standBy tries to take the gateway over until it does or ctx ends.
 func (h *Handover) standBy(ctx context.Context) {
 	t := time.NewTicker(standbyPoll)
 	defer t.Stop()
+	failing := false // the last try could not reach the database
 	for {
 		select {
 		case <-ctx.Done():
@@ -124,9 +139,13 @@ func (h *Handover) standBy(ctx context.Context) {
 			continue
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				h.log.Warn("standby: try the Discord gateway lock", "err", err)
+			// Said once while the database is away, not every poll.
+			if ctx.Err() == nil && !failing {
+				h.log.Warn("standby: cannot try the Discord gateway lock; trying every 2 s", "err", err)
+			} else if ctx.Err() == nil {
+				h.log.Debug("standby: try the Discord gateway lock", "err", err)
 			}
+			failing = true
 			continue
 		}
 		h.log.Info("taking over the Discord gateway")

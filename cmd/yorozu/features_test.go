@@ -292,6 +292,36 @@ func TestOneGatewayPerToken(t *testing.T) {
 	}
 }
 
+// TestGatewayLockLostStandsByAndTakesItBack: when the database ends the
+// connection that holds the gateway lock (a restart, a failover), the
+// process does not exit: it leaves the gateway, stands by, and takes the
+// gateway back once the lock can be had, then answers again.
+func TestGatewayLockLostStandsByAndTakesItBack(t *testing.T) {
+	h := start(t, map[string]string{"USER_RATE_LIMIT": "0"})
+	h.script(ollamatest.Text("まだいます。"))
+	var killed bool
+	err := h.pool.QueryRow(context.Background(), `
+SELECT pg_terminate_backend(pid) FROM pg_locks
+WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&killed)
+	if err != nil || !killed {
+		t.Fatalf("end the lock's connection: %v, %v", killed, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.discord.WaitFor(ctx, func() bool { return h.discord.Sessions() == 2 }); err != nil {
+		t.Fatalf("the gateway was not taken back: %v\n%s", err, h.stderr.String())
+	}
+	h.mention(aliceID, "聞こえる？")
+	h.waitReply(t, 1, equals("まだいます。"))
+	logs := h.stderr.String()
+	if n := strings.Count(logs, "lost the Discord gateway lock"); n != 1 {
+		t.Errorf("%d log lines about the lost lock, want 1:\n%s", n, logs)
+	}
+	if !strings.Contains(logs, "taking over the Discord gateway") {
+		t.Errorf("no take-over in the log:\n%s", logs)
+	}
+}
+
 // TestJobWithMissingModelNamesThePull: a scheduled job whose model is not
 // pulled fails with the model's name and the command that pulls it, also
 // for a name without a tag.
