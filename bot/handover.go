@@ -60,7 +60,7 @@ func (h *Handover) Start(ctx context.Context) error {
 	case errors.Is(err, db.ErrLocked):
 		h.standby.Store(true)
 		h.log.Info("another yorozu holds the Discord gateway for this token; standing by to take over")
-		go h.standBy(ctx)
+		go h.standBy(ctx, false)
 		return nil
 	case err != nil:
 		return err
@@ -118,16 +118,16 @@ func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 		cancel()
 		h.standby.Store(true)
 		h.bot.Leave()
-		h.standBy(ctx)
+		h.standBy(ctx, true) // the loss was said: the database's absence need not be
 		return
 	}
 }
 
-// standBy tries to take the gateway over until it does or ctx ends.
-func (h *Handover) standBy(ctx context.Context) {
+// standBy tries to take the gateway over until it does or ctx ends;
+// failing says the database is known to be away already.
+func (h *Handover) standBy(ctx context.Context, failing bool) {
 	t := time.NewTicker(standbyPoll)
 	defer t.Stop()
-	failing := false // the last try could not reach the database
 	for {
 		select {
 		case <-ctx.Done():

@@ -49,6 +49,9 @@ type Options struct {
 	Location *time.Location
 	Now      func() time.Time // default time.Now
 	Logger   *slog.Logger     // default slog.Default()
+	// Database, when set, says whether the database is away; River's
+	// warnings and errors are logged at debug level meanwhile.
+	Database *db.Watch
 
 	// ReminderWorkers is how many reminders are delivered at once; default
 	// 20, capped at the pool's MaxConns - 4 (each holds a connection).
@@ -241,7 +244,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID:                opts.ClientID,
-		Logger:            slog.New(&minLevel{Handler: s.log.Handler(), min: slog.LevelWarn}),
+		Logger:            slog.New(&riverLog{Handler: s.log.Handler(), db: opts.Database}),
 		Queues:            queues,
 		Workers:           workers,
 		FetchCooldown:     cooldown,
@@ -331,8 +334,7 @@ func (s *Scheduler) Reminders() *Reminders { return &Reminders{s: s} }
 
 func (s *Scheduler) now() time.Time { return s.opts.Now() }
 
-// minLevel drops records below min: River's info logs (client started,
-// leadership changes) are noise next to ours.
+// minLevel drops records below min: River's migrator's info logs.
 type minLevel struct {
 	slog.Handler
 	min slog.Level
@@ -348,4 +350,35 @@ func (h *minLevel) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *minLevel) WithGroup(name string) slog.Handler {
 	return &minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}
+
+// riverLog is River's logger: its warnings and errors, at debug level while
+// the database is away (Options.Database says so once for every part; River
+// would say it for every poll of every queue). Its info logs (client
+// started, leadership changes) are noise next to ours and dropped.
+type riverLog struct {
+	slog.Handler
+	db *db.Watch
+}
+
+func (h *riverLog) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h *riverLog) Handle(ctx context.Context, r slog.Record) error {
+	if h.db != nil && h.db.Check(ctx) {
+		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *riverLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return &riverLog{Handler: h.Handler.WithAttrs(as), db: h.db}
+}
+
+func (h *riverLog) WithGroup(name string) slog.Handler {
+	return &riverLog{Handler: h.Handler.WithGroup(name), db: h.db}
 }

@@ -87,12 +87,23 @@ func (s *Settings) load(ctx context.Context) (map[string]string, error) {
 // change made meanwhile is not missed.
 func (s *Settings) Follow(ctx context.Context, log *slog.Logger) {
 	backoff := time.Second
+	failing := false // said once per outage, and when it ends
 	for {
-		err := s.follow(ctx)
+		err := s.follow(ctx, func() {
+			if failing {
+				log.Info("following setting changes of other processes again")
+			}
+			failing, backoff = false, time.Second
+		})
 		if ctx.Err() != nil {
 			return
 		}
-		log.Warn("following setting changes of other processes: retrying", "in", backoff, "err", err)
+		if failing {
+			log.Debug("following setting changes of other processes: still retrying", "in", backoff, "err", err)
+		} else {
+			log.Warn("following setting changes of other processes: retrying until the database answers", "in", backoff, "err", err)
+			failing = true
+		}
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -104,7 +115,9 @@ func (s *Settings) Follow(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-func (s *Settings) follow(ctx context.Context) error {
+// follow listens for changes until its connection fails; listening is
+// called once it listens and has read the settings.
+func (s *Settings) follow(ctx context.Context, listening func()) error {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("follow settings: %w", err)
@@ -116,9 +129,12 @@ func (s *Settings) follow(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+settingsChannel); err != nil {
 		return fmt.Errorf("follow settings: %w", err)
 	}
-	for {
+	for first := true; ; first = false {
 		if err := s.reload(ctx); err != nil {
 			return err
+		}
+		if first {
+			listening()
 		}
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return fmt.Errorf("follow settings: %w", err)

@@ -59,6 +59,7 @@ type app struct {
 	search   *liveSearcher     // the search backend in force
 	limiter  *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
 	health   *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
+	dbWatch  *db.Watch         // whether the database answers, said once per outage
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -79,7 +80,8 @@ var clock = time.Now
 // serves: start does that.
 func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Logger) (*app, error) {
 	a := &app{cfg: cfg, logger: logger, db: d, fatal: make(chan error, 1),
-		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow)}
+		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow),
+		dbWatch: db.NewWatch(d.pool, logger)}
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.metrics = a.newMetrics()
 	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
@@ -147,6 +149,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Location:         cfg.Location,
 		Now:              clock,
 		Logger:           logger,
+		Database:         a.dbWatch,
 		MaxAhead:         time.Duration(cfg.ReminderMaxAheadDays) * 24 * time.Hour,
 		MaxPending:       cfg.ReminderMaxPending,
 		MaxPostsPerSpace: cfg.ScheduleMaxPerSpace,
@@ -355,6 +358,7 @@ func (a *app) buildWeb(ctx context.Context) {
 // then Discord, then the job queue, which may deliver through Discord.
 func (a *app) start(ctx context.Context) error {
 	a.goSafe("start-up checks", func() { a.health.Run(ctx) })
+	a.goSafe("database watch", func() { a.dbWatch.Run(ctx) })
 	onHangup(ctx, a.health.Recheck)
 	if err := a.startWeb(ctx); err != nil {
 		return err
@@ -373,7 +377,7 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	if s := a.settings; s != nil {
-		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger) })
+		a.goSafe("follow settings", func() { s.Follow(ctx, a.logger.With("component", "settings")) })
 	}
 	a.goSafe("knowledge base sync at start", func() {
 		if err := a.sched.RunNow(ctx, scheduler.KnowledgeBaseSyncJob); err != nil && ctx.Err() == nil {
