@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
 // dbProxy stands between yorozu and PostgreSQL so a test can take the
@@ -124,8 +126,9 @@ func status(t testing.TB, u string) (int, string) {
 // refused for 8 s, as in a PostgreSQL restart. The process stays up and
 // says so once: /healthz answers throughout, /readyz is 503 naming the
 // database while it is away and 200 after, the gateway is held again soon
-// after the database returns and mentions are answered; the log has at most
-// one ERROR or WARN line per part for the outage.
+// after the database returns and mentions are answered, a reminder due
+// meanwhile is delivered once; the log has at most one ERROR or WARN line
+// per part for the outage.
 func TestDatabaseAwayEightSeconds(t *testing.T) {
 	h := newHarness(t, map[string]string{"USER_RATE_LIMIT": "0"})
 	proxy := newDBProxy(t, "")
@@ -135,6 +138,17 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 	h.script(ollamatest.Text("戻りました。"))
 	// A bot that has been running: its start-up knowledge base sync is done.
 	h.waitCount(t, `SELECT count(*) FROM app_settings WHERE key = 'kb_last_sync'`, 1)
+
+	// A reminder falls due while the database is away.
+	maker, err := scheduler.New(h.pool, scheduler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := maker.Reminders().Create(context.Background(), db.ReminderParams{
+		ChannelID: channelID, UserID: aliceID, Content: "停電中の予定", DueAt: time.Now().Add(4 * time.Second),
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	before := len(h.stderr.String())
 	proxy.Down()
@@ -171,8 +185,16 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The reminder is delivered once, after.
+	deadline := time.Now().Add(15 * time.Second)
+	for len(h.botPosts("<@"+aliceID+"> ⏰")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
 	h.mention(aliceID, "聞こえる？")
-	h.waitReply(t, 1, equals("戻りました。"))
+	h.waitReply(t, 2, equals("戻りました。"))
+	if posts := h.botPosts("<@" + aliceID + "> ⏰"); len(posts) != 1 || !strings.Contains(posts[0].Content, "停電中の予定") {
+		t.Errorf("reminder due during the outage: %+v, want one delivery", posts)
+	}
 
 	outage := h.stderr.String()[before:]
 	for _, want := range []string{"the database does not answer", "the database answers again", "lost the Discord gateway lock", "taking over the Discord gateway"} {
