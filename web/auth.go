@@ -186,9 +186,7 @@ type csrfResponse struct {
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	addr, now := clientAddr(r), s.opts.Now()
 	if wait := s.throttle.wait(addr, now); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		writeError(w, http.StatusTooManyRequests,
-			fmt.Sprintf("ログインの失敗が続いたため、%d 分ほど待ってからお試しください。", int(math.Ceil(wait.Minutes()))))
+		tooMany(w, wait)
 		return
 	}
 	var req loginRequest
@@ -209,8 +207,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "データベースに接続できません。")
 		return
 	}
-	if hash == nil || bcrypt.CompareHashAndPassword(hash, []byte(req.Password)) != nil {
-		s.throttle.fail(addr, now)
+	if wait := s.throttle.attempt(addr, now); wait > 0 {
+		tooMany(w, wait)
+		return
+	}
+	if !s.passwordMatches(r.Context(), hash, req.Password) {
 		s.opts.Logger.Warn("admin login failed", "address", addr)
 		writeError(w, http.StatusUnauthorized, "パスワードが違います。")
 		return
@@ -230,6 +231,28 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	s.setCookie(w, r, token, sessionIdle)
 	writeJSON(w, http.StatusOK, csrfResponse{CSRFToken: csrf})
+}
+
+// tooMany refuses a login attempt from an address over the limit.
+func tooMany(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	writeError(w, http.StatusTooManyRequests,
+		fmt.Sprintf("ログインの失敗が続いたため、%d 分ほど待ってからお試しください。", int(math.Ceil(wait.Minutes()))))
+}
+
+// passwordMatches compares password with the stored hash (nil: none), in one
+// of bcryptSlots; false too if ctx ends while it waits for one.
+func (s *Server) passwordMatches(ctx context.Context, hash []byte, password string) bool {
+	if hash == nil {
+		return false
+	}
+	select {
+	case s.bcrypt <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-s.bcrypt }()
+	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
 }
 
 // handleMe tells the page its CSRF token: GET /api/me.

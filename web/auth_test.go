@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,6 +129,51 @@ func TestLoginThrottle(t *testing.T) {
 	now = now.Add(loginWindow - 5*time.Minute)
 	if code := c.call("POST", "/api/login", loginRequest{Password: testPassword}, nil); code != http.StatusOK {
 		t.Fatalf("after the window = %d, want 200", code)
+	}
+}
+
+// TestLoginThrottleHoldsUnderConcurrency: 30 wrong passwords sent at once
+// from one address get at most 5 comparisons (401); the rest are refused
+// with 429 and Retry-After before any is compared.
+func TestLoginThrottleHoldsUnderConcurrency(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	const n = 30
+	codes := make([]int, n)
+	retry := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", ts.base+"/api/login", strings.NewReader(`{"password":"wrong"}`))
+			req.Header.Set("Content-Type", "application/json")
+			<-start
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes[i], retry[i] = resp.StatusCode, resp.Header.Get("Retry-After")
+		})
+	}
+	close(start)
+	wg.Wait()
+	var compared, refused int
+	for i, code := range codes {
+		switch code {
+		case http.StatusUnauthorized:
+			compared++
+		case http.StatusTooManyRequests:
+			refused++
+			if retry[i] == "" {
+				t.Errorf("429 without Retry-After")
+			}
+		default:
+			t.Errorf("attempt %d = %d", i, code)
+		}
+	}
+	if compared > loginFailures || compared+refused != n {
+		t.Errorf("%d compared (401), %d refused (429) of %d; want at most %d compared", compared, refused, n, loginFailures)
 	}
 }
 

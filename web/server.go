@@ -48,6 +48,7 @@ type Server struct {
 	opts     Options
 	srv      *http.Server
 	throttle *throttle
+	bcrypt   chan struct{} // a slot per password comparison running
 	lanes    lanes
 
 	mu   sync.Mutex
@@ -63,7 +64,7 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{opts: opts, throttle: newThrottle(loginFailures, loginWindow)}
+	s := &Server{opts: opts, throttle: newThrottle(loginFailures, loginWindow), bcrypt: make(chan struct{}, bcryptSlots)}
 	s.srv = &http.Server{
 		Handler:           s.mux(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -16,6 +16,10 @@ const (
 	throttleSweepAt = 10_000
 )
 
+// bcryptSlots is how many password comparisons run at once, process-wide:
+// each takes about 50 ms of a core.
+const bcryptSlots = 2
+
 // throttle counts failed logins per address in a sliding window.
 type throttle struct {
 	limit  int
@@ -40,16 +44,23 @@ func (t *throttle) wait(addr string, now time.Time) time.Duration {
 	return fs[len(fs)-t.limit].Add(t.window).Sub(now)
 }
 
-// fail records a failed login from addr at now.
-func (t *throttle) fail(addr string, now time.Time) {
+// attempt counts a login attempt from addr at now as failed before its
+// password is compared (a success resets it), so attempts at once cannot
+// all pass the check: it returns how long addr must wait instead, without
+// counting, when it is over the limit.
+func (t *throttle) attempt(addr string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if fs := t.recent(addr, now); len(fs) >= t.limit {
+		return fs[len(fs)-t.limit].Add(t.window).Sub(now)
+	}
 	if len(t.failures) >= throttleSweepAt {
 		for a := range t.failures {
 			t.recent(a, now)
 		}
 	}
 	t.failures[addr] = append(t.recent(addr, now), now)
+	return 0
 }
 
 // reset forgets addr's failures after a successful login.
