@@ -4,10 +4,17 @@ import { request, rememberToken } from './api.js';
 const form = document.getElementById('login-form');
 const errorBox = document.getElementById('login-error');
 
-// next stays on this site: a path, never another origin.
+// next stays on this site: it is read as the browser would read it against
+// this page's origin (where "/\host" and "/<tab>/host" mean another host)
+// and used only if it is a path here; anything else goes to the top page.
 function nextPath() {
 	const next = new URLSearchParams(location.search).get('next') || '/';
-	return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+	if (!next.startsWith('/')) return '/';
+	try {
+		const u = new URL(next, location.origin);
+		if (u.origin === location.origin) return u.pathname + u.search + u.hash;
+	} catch { /* not a URL at all */ }
+	return '/';
 }
 
 form.addEventListener('submit', async (ev) => {
