@@ -22,16 +22,21 @@ import (
 // closed, as during a restart), Up listens again on the same address.
 type dbProxy struct {
 	t      testing.TB
-	target string
-	addr   string
+	target string // host:port of PostgreSQL
+	addr   string // host:port of the proxy
 
 	mu    sync.Mutex
 	ln    net.Listener
 	conns map[net.Conn]bool
 }
 
-func newDBProxy(t testing.TB, target string) *dbProxy {
-	p := &dbProxy{t: t, target: target, conns: map[net.Conn]bool{}}
+// newDBProxy listens for the database at dbURL.
+func newDBProxy(t testing.TB, dbURL string) *dbProxy {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &dbProxy{t: t, target: u.Host, conns: map[net.Conn]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +53,6 @@ func (p *dbProxy) url(dbURL string) string {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	p.target = u.Host
 	u.Host = p.addr
 	return u.String()
 }
@@ -131,7 +135,7 @@ func status(t testing.TB, u string) (int, string) {
 // per part for the outage.
 func TestDatabaseAwayEightSeconds(t *testing.T) {
 	h := newHarness(t, map[string]string{"USER_RATE_LIMIT": "0"})
-	proxy := newDBProxy(t, "")
+	proxy := newDBProxy(t, h.dbURL)
 	h.env["DATABASE_URL"] = proxy.url(h.dbURL)
 	h.openPool(t)
 	h.startRun(t, h.env)
