@@ -65,9 +65,15 @@ type Config struct {
 	// HTTPAddr is where the admin page, /healthz, /readyz and /metrics
 	// listen (HTTP_ADDR, default 127.0.0.1:8080).
 	HTTPAddr string
-	// AdminPassword is the admin login (ADMIN_PASSWORD). Empty means a random
-	// one is generated and printed once at start. Secret.
+	// AdminPassword is the admin login (ADMIN_PASSWORD), at least
+	// MinAdminPasswordLength characters and at most 72 bytes. Empty means a
+	// random one is generated at the first start and written to
+	// DataDir/admin-password. Secret.
 	AdminPassword string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (TRUSTED_PROXIES, comma-separated CIDRs
+	// or addresses; default none: every peer is the client itself).
+	TrustedProxies []netip.Prefix
 	// MetricsPublic serves /metrics without the admin login (METRICS_PUBLIC,
 	// default false), for a Prometheus that cannot log in.
 	MetricsPublic bool
@@ -159,10 +165,11 @@ func Parse(getenv func(string) string) (*Config, error) {
 		ContextTokenBudget: p.intRange("CONTEXT_TOKEN_BUDGET", 6000, 500, 1_000_000),
 		MCPServers:         p.mcpServers("MCP_SERVERS"),
 
-		HTTPAddr:      p.hostPort("HTTP_ADDR", "127.0.0.1:8080"),
-		AdminPassword: getenv("ADMIN_PASSWORD"),
-		MetricsPublic: p.boolean("METRICS_PUBLIC", false),
-		Location:      p.location("TIMEZONE"),
+		HTTPAddr:       p.hostPort("HTTP_ADDR", "127.0.0.1:8080"),
+		AdminPassword:  p.adminPassword("ADMIN_PASSWORD"),
+		TrustedProxies: p.prefixes("TRUSTED_PROXIES"),
+		MetricsPublic:  p.boolean("METRICS_PUBLIC", false),
+		Location:       p.location("TIMEZONE"),
 
 		FetchAllowlist: p.allowlist("FETCH_ALLOWLIST"),
 		SearchBackend:  p.oneOf("SEARCH_BACKEND", "duckduckgo", "duckduckgo", "searxng", "tavily"),
@@ -247,6 +254,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Bool("mcp_servers", len(c.MCPServers) > 0),
 		slog.String("http_addr", c.HTTPAddr),
 		slog.String("admin_password", secret(c.AdminPassword)),
+		slog.Any("trusted_proxies", c.TrustedProxies),
 		slog.Bool("metrics_public", c.MetricsPublic),
 		slog.String("timezone", c.Location.String()),
 		slog.Any("fetch_allowlist", c.FetchAllowlist),
@@ -440,6 +448,54 @@ func (p *parser) hostPort(name, def string) string {
 		return def
 	}
 	return v
+}
+
+// MinAdminPasswordLength is the shortest admin password accepted, from
+// ADMIN_PASSWORD or `yorozu admin set-password`, in characters.
+const MinAdminPasswordLength = 12
+
+// maxAdminPasswordBytes is bcrypt's limit: it ignores what follows.
+const maxAdminPasswordBytes = 72
+
+// adminPassword reads the password as it is (spaces count), refusing one
+// too short or too long for bcrypt; the error never quotes it.
+func (p *parser) adminPassword(name string) string {
+	v := p.getenv(name)
+	if v == "" {
+		return ""
+	}
+	if n := len([]rune(v)); n < MinAdminPasswordLength {
+		p.fail(name, "must be at least %d characters long, got %d", MinAdminPasswordLength, n)
+		return ""
+	}
+	if len(v) > maxAdminPasswordBytes {
+		p.fail(name, "must be at most %d bytes long, got %d", maxAdminPasswordBytes, len(v))
+		return ""
+	}
+	return v
+}
+
+// prefixes reads comma-separated CIDRs; a bare address is a network of
+// that one address.
+func (p *parser) prefixes(name string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, item := range strings.Split(p.value(name, ""), ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(item)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				p.fail(name, "must be comma-separated CIDRs such as 172.16.0.0/12 or addresses, got %q", item)
+				continue
+			}
+			pfx = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+		}
+		out = append(out, pfx.Masked())
+	}
+	return out
 }
 
 func (p *parser) location(name string) *time.Location {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -173,6 +174,10 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"API_LOG_RETENTION", "30 days"},
 		{"API_LOG_RETENTION", "10m"},
 		{"LOG_FORMAT", "xml"},
+		{"TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"TRUSTED_PROXIES", "127.0.0.1,proxy.local"},
+		{"ADMIN_PASSWORD", "hunter2hunt"},
+		{"ADMIN_PASSWORD", strings.Repeat("長い", 13)},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tc.name: tc.value}))
@@ -181,6 +186,48 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.name+" ") {
 				t.Errorf("error does not name %s: %v", tc.name, err)
+			}
+		})
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	c, err := Parse(env(map[string]string{"TRUSTED_PROXIES": " 127.0.0.1, 172.16.5.4/12 ,::1,"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.TrustedProxies); got != "[127.0.0.1/32 172.16.0.0/12 ::1/128]" {
+		t.Errorf("TRUSTED_PROXIES = %s", got)
+	}
+	if c, err := Parse(env(nil)); err != nil || c.TrustedProxies != nil {
+		t.Errorf("TRUSTED_PROXIES unset = %v, %v; want none", c.TrustedProxies, err)
+	}
+}
+
+// TestAdminPasswordLength: ADMIN_PASSWORD needs 12 characters (not bytes:
+// a Japanese passphrase counts its characters), bcrypt takes at most 72
+// bytes, and the refusal never quotes the password.
+func TestAdminPasswordLength(t *testing.T) {
+	for _, tc := range []struct {
+		name, pw string
+		ok       bool
+	}{
+		{"11 characters", "hunter2hunt", false},
+		{"12 characters", "hunter2hunte", true},
+		{"12 Japanese characters", "吾輩は猫である名前はまだ無", true},
+		{"72 bytes", strings.Repeat("a", 72), true},
+		{"73 bytes", strings.Repeat("a", 73), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse(env(map[string]string{"ADMIN_PASSWORD": tc.pw}))
+			if tc.ok {
+				if err != nil || c.AdminPassword != tc.pw {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "ADMIN_PASSWORD must be at") || strings.Contains(err.Error(), tc.pw) {
+				t.Errorf("err = %v; want one naming ADMIN_PASSWORD and its limit, not quoting it", err)
 			}
 		})
 	}
