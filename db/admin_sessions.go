@@ -81,3 +81,23 @@ func PruneAdminSessions(ctx context.Context, q Querier, idleSince time.Time) (in
 	}
 	return tag.RowsAffected(), nil
 }
+
+// ReplaceAdminPassword stores hash as the admin password (the app_settings
+// row key) and ends every login, in one transaction, so no session made
+// with the old password outlives the change. It returns how many logins
+// were ended.
+func ReplaceAdminPassword(ctx context.Context, b TxBeginner, key string, hash []byte) (int64, error) {
+	var ended int64
+	err := pgx.BeginFunc(ctx, b, func(tx pgx.Tx) error {
+		if err := SetSetting(ctx, tx, key, hash); err != nil {
+			return err
+		}
+		var err error
+		ended, err = DeleteAdminSessions(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("replace admin password: %w", err)
+	}
+	return ended, nil
+}

@@ -7,14 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 )
 
@@ -22,8 +24,9 @@ const (
 	// passwordSettingKey is where the admin password's bcrypt hash is kept
 	// in app_settings.
 	passwordSettingKey = "admin_password_bcrypt"
-	// MinPasswordLength is the shortest password set-password accepts.
-	MinPasswordLength = 8
+	// MinPasswordLength is the shortest password set-password accepts, the
+	// same as ADMIN_PASSWORD's.
+	MinPasswordLength = config.MinAdminPasswordLength
 	// sessionIdle ends a login that made no request for this long.
 	sessionIdle = 30 * 24 * time.Hour
 	// sessionCookie names the login cookie.
@@ -32,47 +35,61 @@ const (
 	touchEvery = time.Minute
 )
 
+// Password says what EnsurePassword did.
+type Password struct {
+	// Generated is the random password made because none was stored and
+	// ADMIN_PASSWORD is unset; "" when none was made (by this process).
+	Generated string
+	// Replaced says ADMIN_PASSWORD differed from the stored password: it
+	// replaced it, and every login made with the old one was ended.
+	Replaced bool
+}
+
 // EnsurePassword makes the stored admin password hash match the
 // configuration: with ADMIN_PASSWORD (envPassword) set, its hash is stored
-// when it is not already; without it, an existing hash is kept, and when
-// there is none a random password is generated, its hash stored and the
-// password returned so the caller prints it once. Several processes starting
-// at once agree on one password; only the one that stored it gets it back.
-func EnsurePassword(ctx context.Context, q db.Querier, envPassword string) (generated string, err error) {
-	stored, err := db.Setting(ctx, q, passwordSettingKey)
+// when it is not already, ending every login; without it, an existing hash
+// is kept, and when there is none a random password is generated, its hash
+// stored and the password returned so the caller hands it to the admin once.
+// Several processes starting at once agree on one password; only the one
+// that stored it gets it back. An unchanged password keeps the logins.
+func EnsurePassword(ctx context.Context, pool *pgxpool.Pool, envPassword string) (Password, error) {
+	stored, err := db.Setting(ctx, pool, passwordSettingKey)
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
-		return "", err
+		return Password{}, err
 	}
 	if envPassword != "" {
 		if stored != nil && bcrypt.CompareHashAndPassword(stored, []byte(envPassword)) == nil {
-			return "", nil
+			return Password{}, nil
 		}
 		hash, err := hashPassword(envPassword)
 		if err != nil {
-			return "", fmt.Errorf("ADMIN_PASSWORD: %w", err)
+			return Password{}, fmt.Errorf("ADMIN_PASSWORD: %w", err)
 		}
-		return "", db.SetSetting(ctx, q, passwordSettingKey, hash)
+		if _, err := db.ReplaceAdminPassword(ctx, pool, passwordSettingKey, hash); err != nil {
+			return Password{}, err
+		}
+		return Password{Replaced: stored != nil}, nil
 	}
 	if stored != nil {
-		return "", nil
+		return Password{}, nil
 	}
 	pw := rand.Text()
 	hash, err := hashPassword(pw)
 	if err != nil {
-		return "", err
+		return Password{}, err
 	}
-	got, err := db.EnsureSetting(ctx, q, passwordSettingKey, hash)
+	got, err := db.EnsureSetting(ctx, pool, passwordSettingKey, hash)
 	if err != nil {
-		return "", err
+		return Password{}, err
 	}
 	if string(got) != string(hash) {
-		return "", nil // another process generated one first
+		return Password{}, nil // another process generated one first
 	}
-	return pw, nil
+	return Password{Generated: pw}, nil
 }
 
 // SetPassword replaces the admin password and ends every login.
-func SetPassword(ctx context.Context, q db.Querier, password string) error {
+func SetPassword(ctx context.Context, pool *pgxpool.Pool, password string) error {
 	password = strings.TrimRight(password, "\r\n")
 	if n := len([]rune(password)); n < MinPasswordLength {
 		return fmt.Errorf("set admin password: at least %d characters are needed, got %d", MinPasswordLength, n)
@@ -81,10 +98,7 @@ func SetPassword(ctx context.Context, q db.Querier, password string) error {
 	if err != nil {
 		return err
 	}
-	if err := db.SetSetting(ctx, q, passwordSettingKey, hash); err != nil {
-		return err
-	}
-	_, err = db.DeleteAdminSessions(ctx, q)
+	_, err = db.ReplaceAdminPassword(ctx, pool, passwordSettingKey, hash)
 	return err
 }
 
@@ -146,7 +160,7 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, value string,
 		Path:     "/",
 		HttpOnly: true,
 		SameSite: http.SameSiteStrictMode,
-		Secure:   r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"),
+		Secure:   r.TLS != nil || s.forwardedHTTPS(r),
 		MaxAge:   int(maxAge.Seconds()),
 	}
 	if maxAge < 0 {
@@ -155,23 +169,76 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, value string,
 	http.SetCookie(w, c)
 }
 
-// clientAddr is the address a request came from. Behind a reverse proxy on
-// the same host (a loopback peer), the address the proxy appended to
-// X-Forwarded-For is used, so one client's failures do not lock out all.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+// clientAddr is the address a request came from: its peer, or, when the
+// peer is a trusted proxy (TRUSTED_PROXIES), the right-most address of
+// X-Forwarded-For that is not itself a trusted proxy. Each proxy appends
+// the address it saw, so everything left of that is the client's own to
+// invent; a client cannot escape its login throttle by sending one.
+func (s *Server) clientAddr(r *http.Request) string {
+	peer, ok := peerAddr(r)
+	if !ok {
+		return r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			parts := strings.Split(xff, ",")
-			if last := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(last) != nil {
-				return last
-			}
+	if !s.trusted(peer) {
+		return peer.String()
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	client := peer
+	for i := len(hops) - 1; i >= 0 && s.trusted(client); i-- {
+		hop, ok := parseHop(hops[i])
+		if !ok {
+			// A proxy passed on something that is not an address: the
+			// last proxy known is as far as the chain can be followed.
+			break
+		}
+		client = hop
+	}
+	return client.String()
+}
+
+// forwardedHTTPS says a trusted proxy received the request over HTTPS.
+func (s *Server) forwardedHTTPS(r *http.Request) bool {
+	peer, ok := peerAddr(r)
+	if !ok || !s.trusted(peer) {
+		return false
+	}
+	// With several proxies, the first one (the client's) says first.
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
 		}
 	}
-	return host
+	return false
+}
+
+// peerAddr is the address of the other end of the request's connection.
+func peerAddr(r *http.Request) (netip.Addr, bool) {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ap.Addr().Unmap(), true
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, with a port as
+// some proxies write it.
+func parseHop(v string) (netip.Addr, bool) {
+	v = strings.TrimSpace(v)
+	if a, err := netip.ParseAddr(v); err == nil {
+		return a.Unmap(), true
+	}
+	if ap, err := netip.ParseAddrPort(v); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	return netip.Addr{}, false
 }
 
 type loginRequest struct {
@@ -184,7 +251,7 @@ type csrfResponse struct {
 
 // handleLogin checks the password and starts a session: POST /api/login.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
-	addr, now := clientAddr(r), s.opts.Now()
+	addr, now := s.clientAddr(r), s.opts.Now()
 	if wait := s.throttle.wait(addr, now); wait > 0 {
 		tooMany(w, wait)
 		return

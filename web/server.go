@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -41,6 +42,9 @@ type Options struct {
 	// Deps are the parts the API hands work to; a nil part answers 503 on
 	// the routes that need it.
 	Deps Deps
+	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto
+	// (TRUSTED_PROXIES); none by default, so every peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the HTTP side of yorozu.
