@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,8 +37,21 @@ func TestAdminPageLoginAndJobsUI(t *testing.T) {
 	h := start(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// No ADMIN_PASSWORD: one is generated and printed once, with how to change it.
-	pw := h.stderr.waitFor(t, ctx, regexp.MustCompile(`admin page password generated.*set-password.*password=(\S+)`))
+	// No ADMIN_PASSWORD: one is generated and written to DATA_DIR/admin-password
+	// for this user only; the log says where it is and how to change it, not what it is.
+	file := filepath.Join(h.env["DATA_DIR"], "admin-password")
+	h.stderr.waitFor(t, ctx, regexp.MustCompile(`admin page password generated.*set-password.*path=`+regexp.QuoteMeta(file)))
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := strings.TrimSpace(string(b))
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v, %v; want 0600", file, fi.Mode(), err)
+	}
+	if len(pw) < 16 || strings.Contains(h.stderr.String(), pw) {
+		t.Errorf("generated password %q is in the log or too short:\n%s", pw, h.stderr.String())
+	}
 
 	resp, err := http.Get(h.httpURL + "/jobs/")
 	if err != nil {
@@ -45,7 +63,7 @@ func TestAdminPageLoginAndJobsUI(t *testing.T) {
 	}
 	c, code := webLogin(t, h.httpURL, pw)
 	if code != http.StatusOK {
-		t.Fatalf("login with the printed password = %d", code)
+		t.Fatalf("login with the password of the file = %d", code)
 	}
 	resp, err = c.Get(h.httpURL + "/jobs/")
 	if err != nil {
@@ -57,21 +75,77 @@ func TestAdminPageLoginAndJobsUI(t *testing.T) {
 		t.Errorf("/jobs/ logged in = %d:\n%.300s", resp.StatusCode, body)
 	}
 
-	// set-password from stdin replaces it and logs everyone out.
+	// set-password from stdin replaces it, logs everyone out and removes the file.
 	var stdout, stderr bytes.Buffer
 	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
 		strings.NewReader("a brand new passphrase\n"), &stdout, &stderr); err != nil {
 		t.Fatalf("set-password: %v\n%s", err, stderr.String())
 	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(stdout.String(), "removed "+file) {
+		t.Errorf("the generated password's file after set-password: %v; stdout %q", err, stdout.String())
+	}
 	if _, code := webLogin(t, h.httpURL, pw); code != http.StatusUnauthorized {
 		t.Errorf("old password after set-password = %d, want 401", code)
 	}
-	if _, code := webLogin(t, h.httpURL, "a brand new passphrase"); code != http.StatusOK {
+	c, code = webLogin(t, h.httpURL, "a brand new passphrase")
+	if code != http.StatusOK {
 		t.Errorf("new password = %d, want 200", code)
 	}
 	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
-		strings.NewReader("short\n"), &stdout, &stderr); err == nil {
-		t.Error("a 5-character password was accepted")
+		strings.NewReader("elevenchars\n"), &stdout, &stderr); err == nil {
+		t.Error("an 11-character password was accepted")
+	}
+
+	// A restart with ADMIN_PASSWORD: it replaces the stored one, ends the
+	// logins and removes a generated password's file left behind.
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(pw+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := maps.Clone(h.env)
+	env["ADMIN_PASSWORD"] = "the operator's passphrase"
+	h.startRun(t, env)
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the generated password's file with ADMIN_PASSWORD set: %v", err)
+	}
+	resp, err = c.Get(h.httpURL + "/api/me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a login from before ADMIN_PASSWORD = %d, want 401", resp.StatusCode)
+	}
+	if _, code := webLogin(t, h.httpURL, "the operator's passphrase"); code != http.StatusOK {
+		t.Errorf("ADMIN_PASSWORD = %d, want 200", code)
+	}
+}
+
+// TestGeneratedPasswordCannotBeStored: when DATA_DIR/admin-password cannot
+// be written, the log says so with the path and the way out, the rest
+// runs, and set-password makes the admin page usable.
+func TestGeneratedPasswordCannotBeStored(t *testing.T) {
+	h := startHarness(t, nil, func(h *harness) {
+		// A directory with something in it where the file should go.
+		if err := os.MkdirAll(filepath.Join(h.env["DATA_DIR"], "admin-password", "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	line := h.stderr.waitFor(t, ctx, regexp.MustCompile(`(level=ERROR msg="admin page password generated but it could not be stored.*set-password.*)`))
+	if !strings.Contains(line, "path="+filepath.Join(h.env["DATA_DIR"], "admin-password")) {
+		t.Errorf("the error does not name the file: %s", line)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := adminCmd(ctx, []string{"set-password"}, func(k string) string { return h.env[k] },
+		strings.NewReader("a brand new passphrase\n"), &stdout, &stderr); err != nil {
+		t.Fatalf("set-password: %v\n%s", err, stderr.String())
+	}
+	if _, code := webLogin(t, h.httpURL, "a brand new passphrase"); code != http.StatusOK {
+		t.Errorf("login after set-password = %d, want 200", code)
 	}
 }
 

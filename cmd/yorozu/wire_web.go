@@ -100,16 +100,33 @@ func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
 	return browse.NewSearcher(browse.SearchOptions{Backend: backend, BaseURL: url, APIKey: key, UserAgent: fetch.UserAgent(version)})
 }
 
-// startWeb makes sure there is an admin password (printing a generated one
-// once) and starts the HTTP server.
+// startWeb makes sure there is an admin password (writing a generated one
+// to DATA_DIR/admin-password, never to the log) and starts the HTTP server.
 func (a *app) startWeb(ctx context.Context) error {
-	generated, err := web.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
+	pw, err := web.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
 	if err != nil {
 		return fmt.Errorf("admin password: %w", err)
 	}
-	if generated != "" {
-		a.logger.Warn("admin page password generated; it is shown only this once: log in at /login, then change it with `yorozu admin set-password` (reads stdin) or set ADMIN_PASSWORD",
-			"password", generated)
+	file := passwordFile(a.cfg)
+	switch {
+	case pw.Generated != "":
+		if err := writePasswordFile(file, pw.Generated); err != nil {
+			a.logger.Error("admin page password generated but it could not be stored, so nobody knows it: "+
+				"set one with `yorozu admin set-password` (reads stdin) or ADMIN_PASSWORD", "path", file, "err", err)
+			break
+		}
+		a.logger.Warn("admin page password generated and written to a file only this user can read: log in at /login with it, "+
+			"then change it with `yorozu admin set-password` (reads stdin) or set ADMIN_PASSWORD (the file is removed then)", "path", file)
+	case a.cfg.AdminPassword != "":
+		if pw.Replaced {
+			a.logger.Info("ADMIN_PASSWORD replaced the stored admin password; every admin login was ended")
+		}
+		// A password generated before is no longer the one in force.
+		if removed, err := removePasswordFile(file); err != nil {
+			a.logger.Warn("ADMIN_PASSWORD is set, but the generated password's file could not be removed", "path", file, "err", err)
+		} else if removed {
+			a.logger.Info("ADMIN_PASSWORD is set: removed the generated password's file", "path", file)
+		}
 	}
 	a.jobsUI.start(ctx)
 	return a.web.Start(ctx)
