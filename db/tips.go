@@ -63,12 +63,27 @@ WHERE space = $2 ORDER BY posted_at DESC, id DESC LIMIT $1`, limit, space)
 // of space (every session of it, archived messages included), oldest
 // first: what the space's word pool is seeded from.
 func RecentUserTexts(ctx context.Context, q Querier, space string, limit int) ([]string, error) {
+	// The latest limit messages lie in the limit most recently active
+	// sessions, and the session ranked r (from 1) holds at most limit-r+1
+	// of them: each session above it has a message newer than all of its.
+	// So at most limit·(limit+1)/2 index entries are read
+	// (messages_session_idx, without the table), however long the history,
+	// and only the chosen messages' rows.
 	rows, err := q.Query(ctx, `
-SELECT content FROM (
-    SELECT m.content, m.created_at, m.id FROM messages m JOIN sessions s ON s.id = m.session_id
-    WHERE s.space = $2 AND m.role = 'user'
+WITH s AS MATERIALIZED (
+    SELECT id, row_number() OVER (ORDER BY updated_at DESC, id DESC) AS rank
+    FROM sessions WHERE space = $2 ORDER BY updated_at DESC, id DESC LIMIT $1
+),
+latest AS MATERIALIZED (
+    SELECT m.id, m.created_at FROM s CROSS JOIN LATERAL (
+        SELECT id, created_at FROM messages
+        WHERE session_id = s.id AND role = 'user'
+        ORDER BY created_at DESC, id DESC LIMIT $1 - s.rank + 1
+    ) m
     ORDER BY m.created_at DESC, m.id DESC LIMIT $1
-) recent ORDER BY created_at, id`, limit, space)
+)
+SELECT m.content FROM latest l JOIN messages m ON m.id = l.id
+ORDER BY l.created_at, l.id`, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("recent user texts of space %s: %w", space, err)
 	}
