@@ -145,6 +145,9 @@ type Config struct {
 	// LogFormat is how log lines are written (LOG_FORMAT): "text" (the
 	// default, logfmt-like) or "json" (one JSON object a line).
 	LogFormat string
+
+	// Disaster is JMA's earthquake, tsunami and warning posts (QUAKE_*).
+	Disaster DisasterConfig
 }
 
 // Parse reads the configuration from getenv (os.Getenv in production, a map
@@ -204,6 +207,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 	c.WeatherNotifyModel = p.str("WEATHER_NOTIFY_MODEL", c.DefaultModel)
 	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
 	c.UserRateLimit, c.UserRateWindow = p.rate("USER_RATE_LIMIT", "6/min")
+	c.Disaster = p.disaster(c.DiscordToken != "")
 
 	switch c.SearchBackend {
 	case "searxng":

@@ -1,0 +1,124 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Kinds of disaster_events rows.
+const (
+	DisasterQuake   = "quake"
+	DisasterTsunami = "tsunami"
+	DisasterWarning = "warning"
+)
+
+// DisasterEvent is a row of disaster_events: one earthquake, tsunami or
+// weather warning as JMA last reported it, and its Discord message.
+type DisasterEvent struct {
+	Kind       string     `db:"kind"`
+	Key        string     `db:"event_key"`
+	Report     string     `db:"report"`
+	ReportedAt *time.Time `db:"reported_at"`
+	OccurredAt *time.Time `db:"occurred_at"`
+	Title      string     `db:"title"`
+	Content    string     `db:"content"`
+	Severity   int        `db:"severity"`
+	Active     bool       `db:"active"`
+	MessageID  string     `db:"message_id"`
+	ChannelID  string     `db:"channel_id"`
+	CreatedAt  time.Time  `db:"created_at"`
+	UpdatedAt  time.Time  `db:"updated_at"`
+}
+
+// Posted reports whether the event has its Discord message.
+func (e DisasterEvent) Posted() bool { return e.MessageID != "" }
+
+const disasterColumns = `kind, event_key, report, reported_at, occurred_at, title, content, severity, active,
+message_id, channel_id, created_at, updated_at`
+
+// LockDisasterEvent returns the row of (kind, key), creating an empty one
+// first, locked until tx ends: a second poller waits here until the first
+// has posted and committed, then sees its message.
+func LockDisasterEvent(ctx context.Context, tx pgx.Tx, kind, key string) (DisasterEvent, error) {
+	if _, err := tx.Exec(ctx, `INSERT INTO disaster_events (kind, event_key) VALUES ($1, $2) ON CONFLICT DO NOTHING`, kind, key); err != nil {
+		return DisasterEvent{}, fmt.Errorf("claim %s event %s: %w", kind, key, err)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+disasterColumns+` FROM disaster_events WHERE kind = $1 AND event_key = $2 FOR UPDATE`, kind, key)
+	if err != nil {
+		return DisasterEvent{}, fmt.Errorf("lock %s event %s: %w", kind, key, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[DisasterEvent])
+	if err != nil {
+		return DisasterEvent{}, fmt.Errorf("lock %s event %s: %w", kind, key, interpretError(err))
+	}
+	return e, nil
+}
+
+// SaveDisasterEvent writes e's report, text and message into its row.
+func SaveDisasterEvent(ctx context.Context, q Querier, e DisasterEvent) error {
+	tag, err := q.Exec(ctx, `
+UPDATE disaster_events SET report = $3, reported_at = $4, occurred_at = $5, title = $6, content = $7,
+    severity = $8, active = $9, message_id = $10, channel_id = $11, updated_at = now()
+WHERE kind = $1 AND event_key = $2`,
+		e.Kind, e.Key, e.Report, utcPtr(e.ReportedAt), utcPtr(e.OccurredAt), e.Title, e.Content,
+		e.Severity, e.Active, e.MessageID, e.ChannelID)
+	if err != nil {
+		return fmt.Errorf("save %s event %s: %w", e.Kind, e.Key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("save %s event %s: %w", e.Kind, e.Key, ErrNotFound)
+	}
+	return nil
+}
+
+// RecentDisasterEvents returns up to limit events of kind ("" for every
+// kind) reported since since, newest first.
+func RecentDisasterEvents(ctx context.Context, q Querier, kind string, since time.Time, limit int) ([]DisasterEvent, error) {
+	rows, err := q.Query(ctx, `SELECT `+disasterColumns+` FROM disaster_events
+WHERE ($1 = '' OR kind = $1) AND report <> '' AND updated_at >= $2
+ORDER BY COALESCE(reported_at, updated_at) DESC, event_key DESC LIMIT $3`, kind, since.UTC(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent %s events: %w", kind, err)
+	}
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[DisasterEvent])
+	if err != nil {
+		return nil, fmt.Errorf("recent %s events: %w", kind, err)
+	}
+	return es, nil
+}
+
+// ActiveDisasterEvents returns the events of kind not yet cancelled whose
+// key starts with prefix (a warning office's "130000/"), oldest first.
+func ActiveDisasterEvents(ctx context.Context, q Querier, kind, prefix string) ([]DisasterEvent, error) {
+	rows, err := q.Query(ctx, `SELECT `+disasterColumns+` FROM disaster_events
+WHERE kind = $1 AND active AND report <> '' AND starts_with(event_key, $2) ORDER BY created_at, event_key`, kind, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("active %s events: %w", kind, err)
+	}
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[DisasterEvent])
+	if err != nil {
+		return nil, fmt.Errorf("active %s events: %w", kind, err)
+	}
+	return es, nil
+}
+
+// PruneDisasterEvents deletes the events not updated since before, and
+// returns how many went.
+func PruneDisasterEvents(ctx context.Context, q Querier, before time.Time) (int64, error) {
+	tag, err := q.Exec(ctx, `DELETE FROM disaster_events WHERE updated_at < $1 AND NOT (kind = 'warning' AND active)`, before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("prune disaster events: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
