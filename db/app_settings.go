@@ -59,3 +59,22 @@ func DeleteSetting(ctx context.Context, q Querier, key string) error {
 	}
 	return nil
 }
+
+// Settings returns the values stored under keys, in one round-trip; keys
+// not stored are absent from the map.
+func Settings(ctx context.Context, q Querier, keys []string) (map[string][]byte, error) {
+	rows, err := q.Query(ctx, "SELECT key, value FROM app_settings WHERE key = ANY($1)", keys)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	out := make(map[string][]byte, len(keys))
+	var k string
+	var v []byte
+	if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error {
+		out[k] = v
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	return out, nil
+}

@@ -127,11 +127,18 @@ type MemoryItem struct {
 // ListMemories returns up to limit live summaries with their tags, newest
 // first: of one session, or of all when sessionID is 0.
 func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([]MemoryItem, error) {
+	// Two statements, not one with "$1 = 0 OR": each has an index that
+	// gives its order (memories_session_live_idx, memories_live_recent_idx),
+	// which a plan for both could not use.
+	where := "m.session_id = $1"
+	if sessionID == 0 {
+		where = "$1 = 0"
+	}
 	rows, err := q.Query(ctx, `
 SELECT m.id, m.session_id, s.key AS session_key, s.space, m.content, m.message_count, m.period_start, m.period_end, m.created_at,
        COALESCE((SELECT array_agg(t.tag ORDER BY t.tag) FROM memory_tags t WHERE t.memory_id = m.id), '{}') AS tags
 FROM memories m JOIN sessions s ON s.id = m.session_id
-WHERE m.folded_into IS NULL AND ($1 = 0 OR m.session_id = $1)
+WHERE m.folded_into IS NULL AND `+where+`
 ORDER BY m.period_end DESC, m.id DESC LIMIT $2`, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list memories of session %d: %w", sessionID, err)

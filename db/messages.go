@@ -122,16 +122,29 @@ FROM u WHERE r.reply_to_id = u.id AND r.role = 'assistant'`, key, platformMessag
 // SessionMessages returns up to limit of the newest messages of a session,
 // archived ones included, oldest first (history and exports).
 func SessionMessages(ctx context.Context, q Querier, sessionID int64, limit int) ([]Message, error) {
+	return SessionMessagesBefore(ctx, q, sessionID, 0, limit)
+}
+
+// SessionMessagesBefore is SessionMessages for the messages older than the
+// message before (a row id; 0: from the newest): keyset pages through
+// messages_session_idx, each as quick however deep it goes.
+func SessionMessagesBefore(ctx context.Context, q Querier, sessionID, before int64, limit int) ([]Message, error) {
+	cursor := ""
+	if before > 0 {
+		cursor = "AND (created_at, id) < (SELECT created_at, id FROM messages WHERE id = $3)"
+	} else {
+		cursor = "AND $3 = 0"
+	}
 	rows, err := q.Query(ctx, `SELECT * FROM (
-    SELECT `+messageColumns+` FROM messages WHERE session_id = $1
+    SELECT `+messageColumns+` FROM messages WHERE session_id = $1 `+cursor+`
     ORDER BY created_at DESC, id DESC LIMIT $2
-) m ORDER BY created_at, id`, sessionID, limit)
+) m ORDER BY created_at, id`, sessionID, limit, before)
 	if err != nil {
-		return nil, fmt.Errorf("messages of session %d: %w", sessionID, err)
+		return nil, fmt.Errorf("messages of session %d before %d: %w", sessionID, before, err)
 	}
 	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 	if err != nil {
-		return nil, fmt.Errorf("messages of session %d: %w", sessionID, err)
+		return nil, fmt.Errorf("messages of session %d before %d: %w", sessionID, before, err)
 	}
 	return ms, nil
 }

@@ -106,7 +106,47 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 		t.Fatal(err)
 	}
 	stmts := rec.stop()
-	checkPlans(t, pool, stmts)
+	t.Run("turn", func(t *testing.T) { checkPlans(t, pool, stmts) })
+
+	// The admin page and the commands: the lists, a conversation's pages
+	// (the newest and one deep in it), the logs, /memory, and deleting
+	// summaries and conversations. (What a delete cascades to is checked
+	// by db's TestForeignKeysOfBigTablesAreIndexed: EXPLAIN does not show it.)
+	rec.start()
+	other, _, _ := h.Session(1)
+	sess, err := db.SessionByKey(ctx, pool, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.ListSessions(ctx, pool, db.SessionFilter{}))
+	must(db.ListSessions(ctx, pool, db.SessionFilter{Space: spaceText}))
+	page, err := db.SessionMessagesBefore(ctx, pool, sess.ID, 0, 100)
+	if err != nil || len(page) != 100 {
+		t.Fatalf("first page: %d messages, %v", len(page), err)
+	}
+	must(db.SessionMessagesBefore(ctx, pool, sess.ID, page[0].ID-int64(h.Messages/2), 100))
+	must(db.APILogsBefore(ctx, pool, 1<<62, 50))
+	must(db.ListMemories(ctx, pool, 0, 500))
+	must(db.ListMemories(ctx, pool, sess.ID, 500))
+	must(db.ListKnowledge(ctx, pool, 1<<62, 50))
+	must(m.Summaries(ctx, memory.SessionKey(other)))
+	must(db.Settings(ctx, pool, []string{"a", "b"}))
+	live, err := db.LiveMemories(ctx, pool, sess.ID)
+	if err != nil || len(live) == 0 {
+		t.Fatalf("live summaries: %d, %v", len(live), err)
+	}
+	must(m.DeleteSummary(ctx, live[0].ID))
+	must(m.ForgetSummaries(ctx, memory.SessionKey(other)))
+	must(m.Forget(ctx, memory.SessionKey(other)))
+	must(nil, db.DeleteSession(ctx, pool, sess.ID))
+	stmts = rec.stop()
+	t.Run("admin", func(t *testing.T) { checkPlans(t, pool, stmts) })
 }
 
 // checkPlans explains each statement with its arguments and fails the test

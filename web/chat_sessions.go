@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -170,17 +171,32 @@ func toMessagesJSON(ms []db.Message, withIDs bool) []messageJSON {
 	return out
 }
 
-// handleMessages returns a conversation's messages, archived ones
-// included and marked: GET /chat/sessions/{id}/messages.
+// handleMessages returns a conversation's newest messages, archived ones
+// included and marked, a page at a time: GET
+// /chat/sessions/{id}/messages?before=&limit= (before: a message id;
+// limit: default and at most 5,000). A full page says where the next one
+// starts in the X-Next-Before header.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.loadSession(w, r)
 	if !ok {
 		return
 	}
-	ms, err := db.SessionMessages(r.Context(), s.opts.Pool, sess.ID, maxHistory)
+	before, ok := queryInt(w, r, "before", 0)
+	if !ok {
+		return
+	}
+	limit, ok := queryInt(w, r, "limit", maxHistory)
+	if !ok {
+		return
+	}
+	limit = min(limit, maxHistory)
+	ms, err := db.SessionMessagesBefore(r.Context(), s.opts.Pool, sess.ID, before, int(limit))
 	if err != nil {
 		s.internalError(w, r, err)
 		return
+	}
+	if len(ms) == int(limit) {
+		w.Header().Set("X-Next-Before", strconv.FormatInt(ms[0].ID, 10))
 	}
 	out := toMessagesJSON(ms, true)
 	ids := make([]int64, len(ms))

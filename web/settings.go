@@ -66,16 +66,19 @@ func NewSettings(ctx context.Context, pool *pgxpool.Pool, defs []SettingDef) (*S
 
 // load reads the overrides stored in the database.
 func (s *Settings) load(ctx context.Context) (map[string]string, error) {
+	keys := make([]string, len(s.defs))
+	for i, d := range s.defs {
+		keys[i] = settingPrefix + d.Key
+	}
+	stored, err := db.Settings(ctx, s.pool, keys)
+	if err != nil {
+		return nil, fmt.Errorf("load settings: %w", err)
+	}
 	set := map[string]string{}
 	for _, d := range s.defs {
-		v, err := db.Setting(ctx, s.pool, settingPrefix+d.Key)
-		if errors.Is(err, db.ErrNotFound) {
-			continue
+		if v, ok := stored[settingPrefix+d.Key]; ok {
+			set[d.Key] = string(v)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("load settings: %w", err)
-		}
-		set[d.Key] = string(v)
 	}
 	return set, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,10 +150,14 @@ func ensureHistory(ctx context.Context, h History) (string, error) {
 		return "", err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey+1); err != nil {
+	// One lock per history: building a big one does not hold up the others.
+	lock := fnv.New64a()
+	_, _ = lock.Write([]byte(name))
+	key := int64(lock.Sum64() >> 1)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
 		return "", fmt.Errorf("lock history %s: %w", name, err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLockKey+1) //nolint:errcheck
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) //nolint:errcheck
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return "", fmt.Errorf("look up history %s: %w", name, err)
