@@ -122,3 +122,59 @@ func utcPtr(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// GetDisasterEvent returns the row of (kind, key), or ErrNotFound.
+func GetDisasterEvent(ctx context.Context, q Querier, kind, key string) (DisasterEvent, error) {
+	rows, err := q.Query(ctx, `SELECT `+disasterColumns+` FROM disaster_events WHERE kind = $1 AND event_key = $2`, kind, key)
+	if err != nil {
+		return DisasterEvent{}, fmt.Errorf("get %s event %s: %w", kind, key, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[DisasterEvent])
+	if err != nil {
+		return DisasterEvent{}, fmt.Errorf("get %s event %s: %w", kind, key, interpretError(err))
+	}
+	return e, nil
+}
+
+// DisasterPoll is a row of disaster_polls: how reading one JMA list went.
+type DisasterPoll struct {
+	Source   string     `db:"source"`
+	OKAt     *time.Time `db:"ok_at"`
+	FailedAt *time.Time `db:"failed_at"`
+	Error    string     `db:"error"`
+}
+
+// Failing reports whether the last read failed.
+func (p DisasterPoll) Failing() bool {
+	return p.FailedAt != nil && (p.OKAt == nil || p.FailedAt.After(*p.OKAt))
+}
+
+// RecordDisasterPoll records a read of source at at: a success when
+// failure is "", else the failure.
+func RecordDisasterPoll(ctx context.Context, q Querier, source string, at time.Time, failure string) error {
+	var err error
+	if failure == "" {
+		_, err = q.Exec(ctx, `INSERT INTO disaster_polls (source, ok_at) VALUES ($1, $2)
+ON CONFLICT (source) DO UPDATE SET ok_at = excluded.ok_at`, source, at.UTC())
+	} else {
+		_, err = q.Exec(ctx, `INSERT INTO disaster_polls (source, failed_at, error) VALUES ($1, $2, $3)
+ON CONFLICT (source) DO UPDATE SET failed_at = excluded.failed_at, error = excluded.error`, source, at.UTC(), failure)
+	}
+	if err != nil {
+		return fmt.Errorf("record poll of %s: %w", source, err)
+	}
+	return nil
+}
+
+// DisasterPolls returns how the last reads of each list went, by source.
+func DisasterPolls(ctx context.Context, q Querier) ([]DisasterPoll, error) {
+	rows, err := q.Query(ctx, `SELECT source, ok_at, failed_at, error FROM disaster_polls ORDER BY source`)
+	if err != nil {
+		return nil, fmt.Errorf("disaster polls: %w", err)
+	}
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[DisasterPoll])
+	if err != nil {
+		return nil, fmt.Errorf("disaster polls: %w", err)
+	}
+	return ps, nil
+}

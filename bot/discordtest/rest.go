@@ -149,6 +149,8 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return s.editInteractionMessageLocked(seg[2], seg[4], body)
 	case seg[0] == "webhooks" && len(seg) == 3 && seg[1] == appID && r.Method == http.MethodPost:
 		return s.followupLocked(seg[2], r.URL.Query().Get("wait") == "true", body)
+	case seg[0] == "webhooks" && len(seg) == 5 && seg[3] == "messages" && r.Method == http.MethodPatch:
+		return s.editWebhookMessageLocked(seg[1], seg[2], seg[4], body)
 	case seg[0] == "webhooks" && len(seg) == 3 && r.Method == http.MethodPost:
 		return s.webhookLocked(seg[1], seg[2], r.URL.Query().Get("wait") == "true", body)
 	case seg[0] == "applications" && len(seg) == 3 && seg[2] == "commands" && r.Method == http.MethodPut:

@@ -48,3 +48,24 @@ func (s *Server) webhookLocked(id, token string, wait bool, body json.RawMessage
 	}
 	return res
 }
+
+// editWebhookMessageLocked answers PATCH /webhooks/{id}/{token}/messages/{message
+// id}: an edit of a message the webhook posted. s.mu is held.
+func (s *Server) editWebhookMessageLocked(id, token, messageID string, body json.RawMessage) response {
+	wh, ok := s.webhooks[id]
+	if !ok || wh.token != token {
+		return apiError(http.StatusNotFound, 10015, "Unknown Webhook")
+	}
+	var in outgoing
+	if err := json.Unmarshal(body, &in); err != nil {
+		return apiError(400, 50109, "The request body contains invalid JSON.")
+	}
+	m, ok := s.messages[messageID]
+	if !ok || m.WebhookID != id {
+		return apiError(http.StatusNotFound, 10008, "Unknown Message")
+	}
+	if s.refusedEdits[m.ChannelID] {
+		return apiError(http.StatusBadRequest, 50035, "Invalid Form Body")
+	}
+	return s.editLocked(m, in)
+}

@@ -22,3 +22,12 @@ CREATE TABLE disaster_events (
     PRIMARY KEY (kind, event_key)
 );
 CREATE INDEX disaster_events_recent_idx ON disaster_events (kind, updated_at DESC);
+
+-- How the last reads of each JMA list went (quake, tsunami, warning), so
+-- every process (and the model's tool) can say when JMA is unreachable.
+CREATE TABLE disaster_polls (
+    source    text        PRIMARY KEY,
+    ok_at     timestamptz,                    -- the last read that worked
+    failed_at timestamptz,                    -- the last that did not
+    error     text        NOT NULL DEFAULT '' -- what went wrong then
+);
