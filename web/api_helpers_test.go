@@ -41,7 +41,8 @@ type searchArgs struct {
 // searchHits is what the fake web_search tool returns.
 const searchHits = `[{"title":"東京の天気","href":"https://example.com/tenki","body":"晴れ"}]`
 
-func newAPI(t testing.TB) *apiServer {
+// newAPI starts it; each of opts may change the server's options first.
+func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 	t.Helper()
 	pool := dbtest.New(t)
 	o := ollamatest.New(t)
@@ -72,7 +73,7 @@ func newAPI(t testing.TB) *apiServer {
 		t.Fatal(err)
 	}
 	limiter := chat.NewRateLimiter(100, time.Minute)
-	ts := newTestServer(t, Options{Pool: pool, Deps: Deps{
+	serverOpts := Options{Pool: pool, Deps: Deps{
 		Chat:      chat.NewRouter(conv),
 		Memory:    mem,
 		Limiter:   limiter,
@@ -81,7 +82,11 @@ func newAPI(t testing.TB) *apiServer {
 		Models:    o.Client(),
 		Settings:  settings,
 		Revisions: mem,
-	}})
+	}}
+	for _, f := range opts {
+		f(&serverOpts)
+	}
+	ts := newTestServer(t, serverOpts)
 	return &apiServer{testServer: ts, ollama: o, memory: mem, c: ts.quickSession(t), kbDir: kbDir, limiter: limiter}
 }
 

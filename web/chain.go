@@ -32,11 +32,15 @@ func (s *Server) mux() http.Handler {
 }
 
 // chain wraps a route's handler in the middleware every route passes, in
-// order: panic recovery, the login check for its access level, the CSRF
-// check on writes.
+// order: panic recovery, the route's body limit, the login check for its
+// access level, the CSRF check on writes, then more time for an upload.
 func (s *Server) chain(rt Route) http.Handler {
 	h := rt.Handler
+	limit := bodyLimit(rt.Pattern)
 	return s.recoverPanics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !limitBody(w, r, limit) {
+			return
+		}
 		access := rt.Access
 		if access == Metrics {
 			access = Login
@@ -60,6 +64,9 @@ func (s *Server) chain(rt Route) http.Handler {
 		if isWrite(r.Method) && !validCSRF(r.Header.Get(csrfHeader), sess.CSRFToken) {
 			writeError(w, http.StatusForbidden, "CSRF トークンがありません。ページを読み込み直してください。")
 			return
+		}
+		if limit > maxBody {
+			s.allowUpload(w, r)
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
 	}))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
@@ -100,10 +101,14 @@ type doneEvent struct {
 	WallMS           int64 `json:"wall_ms"`  // the whole turn, queueing included
 }
 
-// sseWriter writes events and flushes each at once.
+// sseWriter writes events and flushes each at once. A stream lasts as long
+// as its turn, so the server's WriteTimeout would cut it: each event gets
+// timeout to be written instead, which still cuts off a client that stops
+// reading.
 type sseWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
 }
 
 func (s *sseWriter) send(typ string, value any) error {
@@ -113,6 +118,9 @@ func (s *sseWriter) send(typ string, value any) error {
 	}
 	buf := make([]byte, 0, len(b)+8)
 	buf = append(append(append(buf, "data: "...), b...), "\n\n"...)
+	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
+		return fmt.Errorf("send %s event: %w", typ, err)
+	}
 	if _, err := s.w.Write(buf); err != nil {
 		return fmt.Errorf("send %s event: %w", typ, err)
 	}
@@ -181,7 +189,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.opts.WriteTimeout}
 	if isNew {
 		if out.send("session_id", sess.ID) != nil {
 			return

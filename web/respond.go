@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,6 +61,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64) bool
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	var tooBig *http.MaxBytesError
+	var netErr net.Error
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		writeFieldError(w, typeErr.Field, fmt.Sprintf("%s ではなく %s が必要です", typeErr.Value, jsonKind(typeErr.Type.Kind().String())))
@@ -68,7 +70,11 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64) bool
 	case errors.As(err, &syntaxErr):
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("JSON が壊れています（%d バイト目）。", syntaxErr.Offset))
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("大きすぎます（上限 %d バイト）。", tooBig.Limit))
+		writeError(w, http.StatusRequestEntityTooLarge, tooLargeText(tooBig.Limit))
+	case errors.As(err, &netErr) && netErr.Timeout():
+		// The body came slower than ReadTimeout (or UploadTimeout) allows.
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, "送信に時間がかかりすぎたため打ち切りました。もう一度お試しください。")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		writeError(w, http.StatusBadRequest, "JSON の本文がありません。")
 	default:

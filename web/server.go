@@ -45,6 +45,24 @@ type Options struct {
 	// TrustedProxies may set X-Forwarded-For and X-Forwarded-Proto
 	// (TRUSTED_PROXIES); none by default, so every peer is the client.
 	TrustedProxies []netip.Prefix
+
+	// The timeouts a client must keep to; one slower is cut off, so it
+	// cannot hold a connection. Zero means the default given.
+
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included (default
+	// 30s).
+	ReadTimeout time.Duration
+	// UploadTimeout replaces ReadTimeout for a logged-in upload: a chat
+	// message with images, an import (default 10m).
+	UploadTimeout time.Duration
+	// WriteTimeout bounds writing an answer, from the end of its request's
+	// headers (default 2m); the chat stream has it for each event instead.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that sends no new request
+	// for this long (default 2m).
+	IdleTimeout time.Duration
 }
 
 // Server is the HTTP side of yorozu.
@@ -68,10 +86,27 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&opts.ReadHeaderTimeout, 10 * time.Second},
+		{&opts.ReadTimeout, 30 * time.Second},
+		{&opts.UploadTimeout, 10 * time.Minute},
+		{&opts.WriteTimeout, 2 * time.Minute},
+		{&opts.IdleTimeout, 2 * time.Minute},
+	} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
 	s := &Server{opts: opts, throttle: newThrottle(loginFailures, loginWindow), bcrypt: make(chan struct{}, bcryptSlots)}
 	s.srv = &http.Server{
 		Handler:           s.mux(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
+		ReadTimeout:       opts.ReadTimeout,
+		WriteTimeout:      opts.WriteTimeout,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s

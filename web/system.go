@@ -50,6 +50,9 @@ func (s *Server) handleKnowledgeBaseFile(w http.ResponseWriter, r *http.Request)
 // state: POST /api/knowledge-base/sync. A sync that fails for some files
 // still answers 200, with the failure in sync_error.
 func (s *Server) handleKnowledgeBaseSync(w http.ResponseWriter, r *http.Request) {
+	// The answer comes after the sync, which may take longer than
+	// WriteTimeout allows.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(kbSyncTimeout + s.opts.WriteTimeout))
 	ctx, cancel := context.WithTimeout(r.Context(), kbSyncTimeout)
 	defer cancel()
 	if err := s.opts.Deps.Memory.SyncKnowledgeBase(ctx); err != nil {
