@@ -149,6 +149,31 @@ func TestGeneratedPasswordCannotBeStored(t *testing.T) {
 	}
 }
 
+// TestTrustedProxiesReachTheServer: TRUSTED_PROXIES is what the admin
+// page believes X-Forwarded-Proto from; the test's own address is the proxy.
+func TestTrustedProxiesReachTheServer(t *testing.T) {
+	for _, tc := range []struct {
+		proxies string
+		secure  bool
+	}{{"127.0.0.1", true}, {"", false}} {
+		t.Run("TRUSTED_PROXIES="+tc.proxies, func(t *testing.T) {
+			h := start(t, map[string]string{"ADMIN_PASSWORD": adminPassword, "TRUSTED_PROXIES": tc.proxies})
+			req, _ := http.NewRequest("POST", h.httpURL+"/api/login", strings.NewReader(fmt.Sprintf(`{"password":%q}`, adminPassword)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Forwarded-Proto", "https")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			cs := resp.Cookies()
+			if resp.StatusCode != http.StatusOK || len(cs) != 1 || cs[0].Secure != tc.secure {
+				t.Errorf("login = %d, cookies %v; want one, Secure %v", resp.StatusCode, cs, tc.secure)
+			}
+		})
+	}
+}
+
 // adminClient calls the admin API as a logged-in page would.
 type adminClient struct {
 	base string

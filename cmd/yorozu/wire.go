@@ -343,14 +343,15 @@ func (a *app) buildWeb(ctx context.Context) {
 	checks = append(checks, a.health.Checks()...)
 	checks = append(checks, a.discordChecks()...)
 	a.web = web.New(web.Options{
-		Addr:          a.cfg.HTTPAddr,
-		Checks:        checks,
-		Metrics:       a.metrics.Handler(),
-		Logger:        a.logger,
-		Pool:          a.db.pool,
-		MetricsPublic: a.cfg.MetricsPublic,
-		Pages:         web.PageRoutes(),
-		Deps:          a.webDeps(ctx),
+		Addr:           a.cfg.HTTPAddr,
+		Checks:         checks,
+		Metrics:        a.metrics.Handler(),
+		Logger:         a.logger,
+		Pool:           a.db.pool,
+		MetricsPublic:  a.cfg.MetricsPublic,
+		TrustedProxies: a.cfg.TrustedProxies,
+		Pages:          web.PageRoutes(),
+		Deps:           a.webDeps(ctx),
 	})
 }
 
