@@ -142,6 +142,9 @@ type Config struct {
 	// APILogRetention is how long model call logs are kept
 	// (API_LOG_RETENTION, default 30d).
 	APILogRetention time.Duration
+	// MessageRetention is how long archived messages are kept
+	// (MESSAGE_RETENTION, default off: 0, for ever).
+	MessageRetention time.Duration
 	// LogFormat is how log lines are written (LOG_FORMAT): "text" (the
 	// default, logfmt-like) or "json" (one JSON object a line).
 	LogFormat string
@@ -198,6 +201,8 @@ func Parse(getenv func(string) string) (*Config, error) {
 		ToolTimeout:     p.duration("TOOL_TIMEOUT", 60*time.Second, 100*time.Millisecond, time.Hour),
 		TurnTimeout:     p.duration("TURN_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
 		APILogRetention: p.duration("API_LOG_RETENTION", 30*24*time.Hour, time.Hour, 100*365*24*time.Hour),
+
+		MessageRetention: p.retention("MESSAGE_RETENTION"),
 
 		LogFormat: p.oneOf("LOG_FORMAT", "text", "text", "json"),
 	}

@@ -26,11 +26,17 @@ type HousekeepingOptions struct {
 	// APILogRetention is how long model call logs are kept
 	// (API_LOG_RETENTION).
 	APILogRetention time.Duration
+	// MessageRetention is how long archived messages are kept
+	// (MESSAGE_RETENTION); 0, the default, keeps them for ever.
+	MessageRetention time.Duration
 }
 
 // AddHousekeeping registers the housekeeping jobs (KnowledgeBaseSyncJob,
-// api_log_prune); RunNow runs one at once.
+// api_log_prune, MessageRetentionJob when on); RunNow runs one at once.
 func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
+	if err := s.addMessageRetention(o.MessageRetention); err != nil {
+		return err
+	}
 	if err := s.AddPeriodic(KnowledgeBaseSyncJob, knowledgeBaseCron, func(ctx context.Context, _ time.Time) error {
 		return o.SyncKnowledgeBase(ctx)
 	}); err != nil {

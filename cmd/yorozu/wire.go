@@ -288,6 +288,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 	if err := a.sched.AddHousekeeping(scheduler.HousekeepingOptions{
 		SyncKnowledgeBase: a.memory.SyncKnowledgeBase, APILogRetention: cfg.APILogRetention,
+		MessageRetention: cfg.MessageRetention,
 	}); err != nil {
 		return err
 	}
