@@ -82,6 +82,12 @@ func URL(t testing.TB) string {
 
 func create(t testing.TB, template string) string {
 	t.Helper()
+	return createWith(t, template, "")
+}
+
+// createWith is create with extra CREATE DATABASE options.
+func createWith(t testing.TB, template, options string) string {
+	t.Helper()
 	once.Do(func() { srv, srvErr = setup() })
 	if srvErr != nil {
 		t.Fatalf("dbtest: no PostgreSQL for tests: %v", srvErr)
@@ -93,7 +99,7 @@ func create(t testing.TB, template string) string {
 		template = srv.template
 	}
 	name := "yorozu_test_" + randomHex(8)
-	if _, err := srv.admin.Exec(ctx, "CREATE DATABASE "+quote(name)+" TEMPLATE "+quote(template)); err != nil {
+	if _, err := srv.admin.Exec(ctx, "CREATE DATABASE "+quote(name)+" TEMPLATE "+quote(template)+options); err != nil {
 		t.Fatalf("dbtest: create database %s from %s: %v", name, template, err)
 	}
 	t.Cleanup(func() {
