@@ -109,12 +109,12 @@ func TestQuakePost(t *testing.T) {
 	reports, _, _ := ParseQuakeList(read(t, "quake_02_detail.json"))
 	p := QuakePost(Quakes(reports)[0], []string{"17"}, cities)
 	for _, want := range []string{"【強い揺れ】", "最大震度5強", "石川県能登地方（深さ約10km）", "M5.6", "震度5強　石川県（輪島市、能登町 震度5弱、七尾市 震度4）",
-		"震度4　富山県\n", "震源・震度情報　1月10日 09時05分発表", Source} {
+		"震度4　富山県\n", "震源・震度情報　1月10日 9時05分発表", Source} {
 		if !strings.Contains(p.Content, want) {
 			t.Errorf("post lacks %q:\n%s", want, p.Content)
 		}
 	}
-	if p.Title != "1月10日 09時00分ごろ 石川県能登地方 M5.6 最大震度5強" {
+	if p.Title != "1月10日 9時00分ごろ 石川県能登地方 M5.6 最大震度5強" {
 		t.Errorf("title %q", p.Title)
 	}
 }
@@ -128,14 +128,14 @@ func TestTsunamiReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Level() != TsunamiWarning || r.Areas[0].Name != "石川県能登" || r.Areas[0].Arrival != "09時10分" || r.Areas[0].Height != "３ｍ" {
+	if r.Level() != TsunamiWarning || r.Areas[0].Name != "石川県能登" || r.Areas[0].Arrival != "9時10分" || r.Areas[0].Height != "３ｍ" {
 		t.Fatalf("report %+v", r)
 	}
 	if !r.Relevant([]string{"16"}) || r.Relevant([]string{"13"}) || !r.Relevant(nil) {
 		t.Fatal("relevance by prefecture wrong")
 	}
 	p := TsunamiPost(r, []string{"17"})
-	for _, want := range []string{"**津波警報**", "【津波警報】石川県能登（第1波 09時10分、予想高さ ３ｍ）", "【津波注意報】石川県加賀（第1波 津波到達中と推測", "ほかの沿岸の1区域", "高い所へ避難"} {
+	for _, want := range []string{"**津波警報**", "【津波警報】石川県能登（第1波 9時10分、予想高さ ３ｍ）", "【津波注意報】石川県加賀（第1波 津波到達中と推測", "ほかの沿岸の1区域", "高い所へ避難"} {
 		if !strings.Contains(p.Content, want) {
 			t.Errorf("post lacks %q:\n%s", want, p.Content)
 		}

@@ -28,7 +28,10 @@ type Post struct {
 }
 
 // jaTime is a time as posts show it: 8月28日 4時54分.
-func jaTime(t time.Time) string { return t.In(JST).Format("1月2日 15時04分") }
+func jaTime(t time.Time) string {
+	t = t.In(JST)
+	return fmt.Sprintf("%d月%d日 %d時%02d分", t.Month(), t.Day(), t.Hour(), t.Minute())
+}
 
 // QuakePost is the message of an earthquake. areas are the prefectures of
 // interest (empty: all), whose strongest cities it names when names has

@@ -34,13 +34,13 @@ type TsunamiEntry struct {
 }
 
 type rawTsunamiEntry struct {
-	Eid string     `json:"eid"`
-	Rdt string     `json:"rdt"`
-	Ttl string     `json:"ttl"`
-	Ift string     `json:"ift"`
-	Anm string     `json:"anm"`
-	Mag flexString `json:"mag"`
-	JSON string    `json:"json"`
+	Eid  string     `json:"eid"`
+	Rdt  string     `json:"rdt"`
+	Ttl  string     `json:"ttl"`
+	Ift  string     `json:"ift"`
+	Anm  string     `json:"anm"`
+	Mag  flexString `json:"mag"`
+	JSON string     `json:"json"`
 }
 
 // ParseTsunamiList reads the tsunami list; entries that do not read are
@@ -173,7 +173,8 @@ func ParseTsunamiReport(e TsunamiEntry, body []byte) (TsunamiReport, error) {
 		a := TsunamiArea{Code: it.Area.Code, Name: it.Area.Name, Kind: it.Category.Kind.Name, KindCode: it.Category.Kind.Code,
 			Arrival: it.FirstHeight.Condition, Height: heightText(it.MaxHeight.TsunamiHeight)}
 		if t, err := time.Parse(time.RFC3339, it.FirstHeight.ArrivalTime); err == nil {
-			a.Arrival = t.In(JST).Format("15時04分")
+			t = t.In(JST)
+			a.Arrival = fmt.Sprintf("%d時%02d分", t.Hour(), t.Minute())
 		}
 		if a.Height == "" {
 			a.Height = it.MaxHeight.Condition
@@ -211,30 +212,30 @@ func heightText(raw json.RawMessage) string {
 // tsunamiPrefs maps coastal areas whose name does not start with their
 // prefecture's to the prefectures (two-digit codes) they belong to.
 var tsunamiPrefs = map[string][]string{
-	"オホーツク海沿岸":     {"01"},
-	"陸奥湾":          {"02"},
-	"東京湾内湾":        {"12", "13", "14"},
-	"伊豆諸島":         {"13"},
-	"小笠原諸島":        {"13"},
-	"相模湾・三浦半島":     {"14"},
-	"伊勢・三河湾":       {"23", "24"},
-	"淡路島南部":        {"28"},
-	"有明・八代海":       {"41", "42", "43"},
-	"大隅半島東部":       {"46"},
-	"種子島・屋久島地方":    {"46"},
-	"奄美群島・トカラ列島":   {"46"},
-	"沖縄本島地方":       {"47"},
-	"大東島地方":        {"47"},
-	"宮古島・八重山地方":    {"47"},
-	"瀬戸内海沿岸":       {"33", "34", "35", "37", "38"},
-	"上川・留萌地方":      {"01"},
-	"北海道太平洋沿岸東部":   {"01"},
-	"北海道太平洋沿岸中部":   {"01"},
-	"北海道太平洋沿岸西部":   {"01"},
-	"北海道日本海沿岸北部":   {"01"},
-	"北海道日本海沿岸南部":   {"01"},
-	"大阪府":          {"27"},
-	"京都府":          {"26"},
+	"オホーツク海沿岸":   {"01"},
+	"陸奥湾":        {"02"},
+	"東京湾内湾":      {"12", "13", "14"},
+	"伊豆諸島":       {"13"},
+	"小笠原諸島":      {"13"},
+	"相模湾・三浦半島":   {"14"},
+	"伊勢・三河湾":     {"23", "24"},
+	"淡路島南部":      {"28"},
+	"有明・八代海":     {"41", "42", "43"},
+	"大隅半島東部":     {"46"},
+	"種子島・屋久島地方":  {"46"},
+	"奄美群島・トカラ列島": {"46"},
+	"沖縄本島地方":     {"47"},
+	"大東島地方":      {"47"},
+	"宮古島・八重山地方":  {"47"},
+	"瀬戸内海沿岸":     {"33", "34", "35", "37", "38"},
+	"上川・留萌地方":    {"01"},
+	"北海道太平洋沿岸東部": {"01"},
+	"北海道太平洋沿岸中部": {"01"},
+	"北海道太平洋沿岸西部": {"01"},
+	"北海道日本海沿岸北部": {"01"},
+	"北海道日本海沿岸南部": {"01"},
+	"大阪府":        {"27"},
+	"京都府":        {"26"},
 }
 
 // InAreas reports whether the area is on the coast of one of the

@@ -122,6 +122,9 @@ func Doctor(ctx context.Context, o DoctorOptions) error {
 	for _, f := range doctorPosts(ctx, cfg, get) {
 		c.add(f)
 	}
+	for _, f := range doctorDisaster(ctx, cfg) {
+		c.add(f)
+	}
 	for _, f := range doctorMCP(ctx, cfg, version) {
 		c.add(f)
 	}

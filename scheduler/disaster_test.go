@@ -168,7 +168,7 @@ func TestQuakeReportsMakeOneMessageEditedOnce(t *testing.T) {
 		t.Fatalf("%d messages after the 震度速報, want 1: %+v", len(msgs), msgs)
 	}
 	first := msgs[0]
-	for _, want := range []string{"【強い揺れ】", "最大震度5強", "震度5強　石川県", "震度4　富山県", "震度速報　1月10日 09時02分発表", disaster.Source} {
+	for _, want := range []string{"【強い揺れ】", "最大震度5強", "震度5強　石川県", "震度4　富山県", "震度速報　1月10日 9時02分発表", disaster.Source} {
 		if !strings.Contains(first.Content, want) {
 			t.Errorf("first post lacks %q:\n%s", want, first.Content)
 		}
@@ -184,7 +184,7 @@ func TestQuakeReportsMakeOneMessageEditedOnce(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].ID != first.ID || msgs[0].Edits != 1 {
 		t.Fatalf("after the 震源・震度情報: %d messages, edits %d; want the first, edited once", len(msgs), msgs[len(msgs)-1].Edits)
 	}
-	for _, want := range []string{"石川県能登地方（深さ約10km）", "M5.6", "輪島市", "震源・震度情報　1月10日 09時05分発表"} {
+	for _, want := range []string{"石川県能登地方（深さ約10km）", "M5.6", "輪島市", "震源・震度情報　1月10日 9時05分発表"} {
 		if !strings.Contains(msgs[0].Content, want) {
 			t.Errorf("edited post lacks %q:\n%s", want, msgs[0].Content)
 		}

@@ -49,6 +49,7 @@ type app struct {
 	router   *chat.Router
 	sched    *scheduler.Scheduler
 	weather  *scheduler.Weather
+	disaster *scheduler.Disaster // nil unless QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID is set
 	tips     *scheduler.Tips
 	bot      *bot.Bot // nil when DISCORD_TOKEN is unset
 	web      *web.Server
@@ -167,6 +168,9 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		return nil, err
 	}
 	a.sched = sched
+	if err := a.buildDisaster(); err != nil {
+		return nil, err
+	}
 
 	if err := a.buildTools(ctx); err != nil {
 		return nil, err
@@ -343,6 +347,7 @@ func (a *app) buildWeb(ctx context.Context) {
 	}
 	checks = append(checks, a.health.Checks()...)
 	checks = append(checks, a.discordChecks()...)
+	checks = append(checks, a.disasterChecks()...)
 	a.web = web.New(web.Options{
 		Addr:           a.cfg.HTTPAddr,
 		Checks:         checks,

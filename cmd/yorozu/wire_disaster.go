@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/scheduler"
+	disastertool "github.com/yorozu-bot/yorozu/tools/disaster"
+	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/web"
+)
+
+// buildDisaster wires JMA's disaster information when QUAKE_WEBHOOK_URL or
+// QUAKE_CHANNEL_ID is set: the poll (job "disaster") and the model's
+// disaster_info tool. Off, neither exists.
+func (a *app) buildDisaster() error {
+	cfg := a.cfg.Disaster
+	if !cfg.Enabled() {
+		return nil
+	}
+	least, err := disaster.ParseIntensity(cfg.QuakeMinIntensity)
+	if err != nil {
+		return fmt.Errorf("QUAKE_MIN_INTENSITY: %w", err)
+	}
+	from, err := disaster.ParseIntensity(cfg.QuakeMentionFrom)
+	if err != nil {
+		return fmt.Errorf("QUAKE_MENTION: %w", err)
+	}
+	dest := scheduler.DisasterDest{WebhookURL: cfg.QuakeWebhookURL, ChannelID: cfg.QuakeChannelID, HTTPClient: a.webhookClient()}
+	if a.bot != nil {
+		dest.Discord = a.bot.Session()
+	}
+	a.disaster = scheduler.NewDisaster(scheduler.DisasterOptions{
+		JMA:  disaster.NewClient(disaster.ClientOptions{BaseURL: a.cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)}),
+		DB:   a.db.pool,
+		Dest: dest, MinIntensity: least, Areas: cfg.QuakeAreas, Poll: cfg.QuakePoll, MaxAge: cfg.QuakeMaxAge,
+		MentionRole: cfg.QuakeMentionRole, MentionFrom: from,
+		Office: a.cfg.WeatherAreaCode, IncludeAdvisories: cfg.WarningIncludeAdvisories,
+		Now: clock, Logger: a.logger,
+	})
+	if err := a.disaster.Register(a.sched); err != nil {
+		return err
+	}
+	return a.tools.Register(disastertool.Tool(a.db.pool, a.cfg.Location, clock))
+}
+
+// disasterChecks is the disaster part of /readyz, only when it is on: a JMA
+// list that did not read last time degrades it (yorozu stays ready).
+func (a *app) disasterChecks() []web.Check {
+	if a.disaster == nil {
+		return nil
+	}
+	return []web.Check{{Name: "disaster", Fn: func(ctx context.Context) error {
+		polls, err := a.disaster.Status(ctx)
+		if err != nil {
+			return web.Degraded(err)
+		}
+		var failing []string
+		for _, p := range polls {
+			if p.Failing() {
+				failing = append(failing, p.Source+": "+p.Error)
+			}
+		}
+		if len(failing) > 0 {
+			return web.Degraded(errors.New("JMA unreachable (" + strings.Join(failing, "; ") + ")"))
+		}
+		return nil
+	}}}
+}
