@@ -55,6 +55,14 @@ type Options struct {
 	// Chains finds the stored part of a reply chain; optional (without it
 	// every replied-to message comes from Discord).
 	Chains ReplyChains
+	// Claims makes each mention answered once, by one process, across
+	// database outages and gateway hand-overs (see CatchUp); optional
+	// (without it every mention delivered is answered, none caught up).
+	Claims Claims
+	// OutageWait is how long after it was sent a mention may wait for the
+	// database and still be answered; default 60 s.
+	OutageWait time.Duration
+
 	Logger *slog.Logger // default slog.Default()
 
 	// Guilds are the only servers served (DISCORD_GUILDS): mentions in
@@ -123,6 +131,8 @@ type Bot struct {
 	handlers map[string]commands.Command // by name
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
+	seen     seenSet                     // messages queued lately
+	missed   *missed                     // the catch-up of the next READY
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected
@@ -171,6 +181,9 @@ func New(opts Options) (*Bot, error) {
 	}
 	if opts.MaxWaiting <= 0 {
 		opts.MaxWaiting = 20
+	}
+	if opts.OutageWait <= 0 {
+		opts.OutageWait = time.Minute
 	}
 	if opts.EditInterval <= 0 {
 		opts.EditInterval = time.Second

@@ -300,11 +300,13 @@ func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 		}
 	}
 	b.mu.Unlock()
+	b.catchUp(b.loopCtx)
 	b.ready.Store(true)
 	signal(b.readySig)
 }
 
 func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) {
+	b.catchUp(b.loopCtx)
 	b.ready.Store(true)
 	signal(b.readySig)
 }

@@ -19,6 +19,10 @@ import (
 const (
 	standbyPoll = 2 * time.Second
 	lockCheck   = 5 * time.Second
+	// Mention claims are kept claimsKept, pruned every claimsPruneEvery
+	// lock checks.
+	claimsKept       = 24 * time.Hour
+	claimsPruneEvery = 720
 )
 
 // Handover lets one of the processes sharing a database hold a bot token's
@@ -37,6 +41,9 @@ type Handover struct {
 
 	lock    atomic.Pointer[db.Lock]
 	standby atomic.Bool
+	// away is set when this process left the gateway because its database
+	// connection died: mentions it then missed were missed for that.
+	away atomic.Bool
 }
 
 // NewHandover returns the handover of b's gateway among the processes
@@ -79,9 +86,24 @@ func (h *Handover) Release(ctx context.Context) error {
 	return nil
 }
 
-// lead connects the bot while holding lock and watches the lock.
+// lead connects the bot while holding lock and watches the lock. Once
+// connected, the bot catches up on the mentions sent since the gateway was
+// last held, by this process or another.
 func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
 	h.lock.Store(lock)
+	hctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	since, held, err := db.GatewaySeenAt(hctx, h.pool, h.key)
+	if err == nil {
+		err = db.TouchGateway(hctx, h.pool, h.key, time.Now())
+	}
+	cancel()
+	if err != nil {
+		h.log.Warn("gateway heartbeat: mentions sent before this start are not caught up", "err", err)
+	}
+	if held {
+		// The last heartbeat may be up to lockCheck older than the loss.
+		h.bot.CatchUpNext(since.Add(-lockCheck), h.away.Swap(false))
+	}
 	// Start returns after the first attempt; a Discord that is down or
 	// refuses is retried in the background and reported by Status.
 	if err := h.bot.Start(ctx); err != nil {
@@ -99,7 +121,7 @@ func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
 func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 	t := time.NewTicker(lockCheck)
 	defer t.Stop()
-	for {
+	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
@@ -107,6 +129,9 @@ func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 		}
 		cctx, cancel := context.WithTimeout(ctx, lockCheck)
 		err := lock.Check(cctx)
+		if err == nil {
+			h.heartbeat(cctx, n)
+		}
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			continue
@@ -117,9 +142,25 @@ func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 		_ = lock.Release(rctx) // closes the dead connection; the server freed the lock with it
 		cancel()
 		h.standby.Store(true)
+		h.away.Store(true)
 		h.bot.Leave()
 		h.standBy(ctx, true) // the loss was said: the database's absence need not be
 		return
+	}
+}
+
+// heartbeat records that this process holds the gateway, for the catch-up
+// of the next holder, and now and then forgets the mention claims no
+// catch-up can need any more.
+func (h *Handover) heartbeat(ctx context.Context, n int) {
+	now := time.Now()
+	if err := db.TouchGateway(ctx, h.pool, h.key, now); err != nil {
+		h.log.Debug("gateway heartbeat", "err", err)
+	}
+	if n%claimsPruneEvery == 0 {
+		if _, err := db.PruneMentionClaims(ctx, h.pool, now.Add(-claimsKept)); err != nil {
+			h.log.Debug("prune mention claims", "err", err)
+		}
 	}
 }
 

@@ -111,7 +111,7 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 		return
 	}
 	req, ok := toRequest(e.Message, botID, b.now())
-	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) {
+	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(req.MessageID) {
 		return
 	}
 	req = b.withAttachments(req, e.Message)

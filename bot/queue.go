@@ -183,6 +183,9 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 // takes its place.
 func (b *Bot) handle(req chat.Request, notice *sentMessage) {
 	defer b.recoverEvent("answer")
+	if !b.claim(req, notice) {
+		return
+	}
 	if req.Text == "" && len(req.Attachments) == 0 {
 		b.notice(b.ctx, req, notice, emptyMentionReply)
 		return

@@ -377,7 +377,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 		for i, m := range r.sent {
 			ids[i] = m.id
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 		defer cancel()
 		if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
 			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)

@@ -61,7 +61,9 @@ func (c *Chooser) applyChannel(ctx context.Context, req Request, route string) R
 	if c.Channels == nil || req.Source != "discord" || req.ChannelID == "" {
 		return req
 	}
-	e, err := db.ChannelSettingsInForce(ctx, c.Channels, req.GuildID, req.ChannelID, req.ParentID)
+	sctx, cancel := context.WithTimeout(ctx, defaultStoreTimeout)
+	defer cancel()
+	e, err := db.ChannelSettingsInForce(sctx, c.Channels, req.GuildID, req.ChannelID, req.ParentID)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			c.Logger.WarnContext(ctx, "channel settings: yorozu's defaults apply", "channel_id", req.ChannelID, "err", err)

@@ -45,19 +45,28 @@ type Conversation struct {
 	System string
 	Logger *slog.Logger
 	Now    func() time.Time
+	// StoreTimeout bounds each call to Store, so a hung database fails the
+	// turn instead of holding its channel's queue; default 10 s.
+	StoreTimeout time.Duration
 }
+
+// defaultStoreTimeout is the default Conversation.StoreTimeout, and bounds the
+// channel settings lookup.
+const defaultStoreTimeout = 10 * time.Second
 
 // Handle answers req.
 func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	key := memory.SessionKey(req.Session)
 	space := req.space()
+	sctx, cancel := context.WithTimeout(ctx, c.storeTimeout())
+	defer cancel()
 	if d, ok := c.Store.(defaultSpacer); ok && space == "" {
 		// Tools and the call log see the space the turn really uses.
-		if s, err := d.DefaultSpace(ctx); err == nil {
+		if s, err := d.DefaultSpace(sctx); err == nil {
 			space = s
 		}
 	}
-	msgs, err := c.Store.Context(ctx, key, space, req.Text,
+	msgs, err := c.Store.Context(sctx, key, space, req.Text,
 		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
@@ -104,8 +113,10 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	turn.User.ReplyTo = req.ReplyTo
 	// The reply is already out; keeping it must not be cut short by a
-	// user-facing deadline.
-	if err := c.Store.Record(context.WithoutCancel(ctx), key, turn); err != nil {
+	// user-facing deadline, only by its own.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
+	defer rcancel()
+	if err := c.Store.Record(rctx, key, turn); err != nil {
 		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
 	}
 	return runErr
@@ -117,6 +128,13 @@ func (c *Conversation) with(extra string) *Conversation {
 	cc := *c
 	cc.System = strings.TrimSpace(c.System + "\n\n" + extra)
 	return &cc
+}
+
+func (c *Conversation) storeTimeout() time.Duration {
+	if c.StoreTimeout > 0 {
+		return c.StoreTimeout
+	}
+	return defaultStoreTimeout
 }
 
 func (c *Conversation) now() time.Time {

@@ -3,9 +3,11 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -138,5 +140,69 @@ func TestConversationExtraSystemText(t *testing.T) {
 	}
 	if msgs[len(msgs)-1].Content != "天気は？" {
 		t.Errorf("user message not last: %+v", msgs[len(msgs)-1])
+	}
+}
+
+// hungStore stands for a database that does not answer: the call it hangs
+// in waits for its context.
+type hungStore struct {
+	hangContext, hangRecord bool
+	recorded                chan error
+}
+
+func (s *hungStore) Context(ctx context.Context, _ memory.SessionKey, _ memory.Space, text string, _ ...memory.ContextOption) ([]api.Message, error) {
+	if s.hangContext {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return []api.Message{{Role: "user", Content: text}}, nil
+}
+
+func (s *hungStore) Record(ctx context.Context, _ memory.SessionKey, _ memory.Turn) error {
+	if !s.hangRecord {
+		return nil
+	}
+	<-ctx.Done()
+	s.recorded <- ctx.Err()
+	return ctx.Err()
+}
+
+// Every store call of a turn has a deadline: a hung database fails the
+// turn (reading its context) or gives up keeping it (after the answer),
+// and the turn returns instead of holding its channel.
+func TestConversationStoreDeadlines(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.AddModel("qwen3:4b", "completion")
+	for _, tc := range []struct {
+		name  string
+		store *hungStore
+	}{
+		{"context", &hungStore{hangContext: true}},
+		{"record", &hungStore{hangRecord: true, recorded: make(chan error, 1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Conversation{Store: tc.store, Pipeline: llm.New(llm.Options{Client: srv.Client()}),
+				Model: "qwen3:4b", StoreTimeout: 200 * time.Millisecond}
+			srv.Script(ollamatest.Text("答え"))
+			began := time.Now()
+			err := c.Handle(context.Background(), Request{Session: "web:admin", Source: "web", Text: "質問"},
+				func(llm.Event) error { return nil })
+			if d := time.Since(began); d > 3*time.Second {
+				t.Errorf("Handle took %s with a hung store, want about its 200 ms deadline", d)
+			}
+			switch tc.name {
+			case "context":
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("Handle = %v, want the deadline's error", err)
+				}
+			case "record":
+				if err != nil {
+					t.Errorf("Handle = %v: the answer was out; failing to keep it is only logged", err)
+				}
+				if rerr := <-tc.store.recorded; !errors.Is(rerr, context.DeadlineExceeded) {
+					t.Errorf("Record ended with %v, want its deadline", rerr)
+				}
+			}
+		})
 	}
 }

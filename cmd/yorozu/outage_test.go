@@ -130,18 +130,25 @@ func status(t testing.TB, u string) (int, string) {
 // refused for 8 s, as in a PostgreSQL restart. The process stays up and
 // says so once: /healthz answers throughout, /readyz is 503 naming the
 // database while it is away and 200 after, the gateway is held again soon
-// after the database returns and mentions are answered, a reminder due
-// meanwhile is delivered once; the log has at most one ERROR or WARN line
-// per part for the outage.
+// after the database returns; the mentions sent meanwhile — one the gateway
+// got, two it did not — are answered once each, in order, and a reminder
+// due meanwhile is delivered once; the log has at most one ERROR or WARN
+// line per part for the outage.
 func TestDatabaseAwayEightSeconds(t *testing.T) {
 	h := newHarness(t, map[string]string{"USER_RATE_LIMIT": "0"})
 	proxy := newDBProxy(t, h.dbURL)
 	h.env["DATABASE_URL"] = proxy.url(h.dbURL)
 	h.openPool(t)
 	h.startRun(t, h.env)
-	h.script(ollamatest.Text("戻りました。"))
-	// A bot that has been running: its start-up knowledge base sync is done.
+	h.script(ollamatest.Text("はい、どうぞ。"), ollamatest.Text("直後への返事"), ollamatest.Text("一つ目への返事"),
+		ollamatest.Text("二つ目への返事"), ollamatest.Text("戻りました。"))
+	// A bot that has been running: its start-up knowledge base sync is done,
+	// and the channel has a conversation.
 	h.waitCount(t, `SELECT count(*) FROM app_settings WHERE key = 'kb_last_sync'`, 1)
+	asked := map[string]string{} // user message id -> the answer wanted
+	asked[h.mention(aliceID, "始めます").ID] = "はい、どうぞ。"
+	h.waitReply(t, 1, equals("はい、どうぞ。"))
+	h.waitCount(t, `SELECT count(*) FROM messages`, 2)
 
 	// A reminder falls due while the database is away.
 	maker, err := scheduler.New(h.pool, scheduler.Options{})
@@ -157,8 +164,16 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 	before := len(h.stderr.String())
 	proxy.Down()
 	down := time.Now()
-	sawNotReady := false
+	// One mention reaches the gateway before the loss of the lock is seen;
+	// two more are sent after the gateway was left, which no gateway gets.
+	asked[h.mention(aliceID, "直後").ID] = "直後への返事"
+	sawNotReady, sentMissed := false, false
 	for time.Since(down) < 8*time.Second {
+		if !sentMissed && !h.discord.Connected() {
+			asked[h.mention(aliceID, "一つ目").ID] = "一つ目への返事"
+			asked[h.mention(aliceID, "二つ目").ID] = "二つ目への返事"
+			sentMissed = true
+		}
 		if code, _ := status(t, h.httpURL+"/healthz"); code != http.StatusOK {
 			t.Fatalf("/healthz %d while the database is away", code)
 		}
@@ -172,7 +187,7 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 	}
 	proxy.Up()
 	back := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	if err := h.discord.WaitFor(ctx, func() bool { return h.discord.Sessions() == 2 }); err != nil {
 		t.Fatalf("the gateway was not held again: %v\n%s", err, h.stderr.String())
@@ -194,8 +209,30 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 	for len(h.botPosts("<@"+aliceID+"> ⏰")) == 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	h.mention(aliceID, "聞こえる？")
-	h.waitReply(t, 2, equals("戻りました。"))
+	if !sentMissed {
+		t.Fatal("the gateway was never left during the outage")
+	}
+	// The mentions of the outage are answered once each, in order (the
+	// model's answers are scripted in that order), then a new one is.
+	asked[h.mention(aliceID, "聞こえる？").ID] = "戻りました。"
+	answers := func() map[string][]string {
+		got := map[string][]string{}
+		for _, m := range h.discord.BotMessages(channelID) {
+			if m.Reference != nil && !strings.Contains(m.Content, "⏳") {
+				got[m.Reference.MessageID] = append(got[m.Reference.MessageID], m.Content)
+			}
+		}
+		return got
+	}
+	if err := h.discord.WaitFor(ctx, func() bool { return len(answers()) == len(asked) }); err != nil {
+		t.Fatalf("mentions of the outage not all answered: %+v", answers())
+	}
+	time.Sleep(300 * time.Millisecond)
+	for id, want := range asked {
+		if got := answers()[id]; len(got) != 1 || got[0] != want {
+			t.Errorf("answers to message %s: %q, want [%q]", id, got, want)
+		}
+	}
 	if posts := h.botPosts("<@" + aliceID + "> ⏰"); len(posts) != 1 || !strings.Contains(posts[0].Content, "停電中の予定") {
 		t.Errorf("reminder due during the outage: %+v, want one delivery", posts)
 	}

@@ -132,6 +132,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Responder: a.chooser,
 			Replies:   a.memory,
 			Chains:    a.memory,
+			Claims:    bot.DatabaseClaims(d.pool),
 			Guilds:    cfg.DiscordGuilds,
 		})
 		if err != nil {

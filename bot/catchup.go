@@ -1,0 +1,308 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// Mentions are answered once, by one process, even across a database
+// outage or a gateway hand-over:
+//   - a turn claims its message before it is answered (Claims); a message
+//     another process claimed is left to it;
+//   - while the claim cannot be made (the database is away) the turn waits,
+//     up to OutageWait after the message was sent, and is then told once
+//     that it cannot be answered;
+//   - the process that takes the gateway reads the channels' history since
+//     the gateway was last held (CatchUp) and answers the mentions no
+//     gateway received, in order; older than OutageWait, they are told.
+const (
+	claimTimeout = 2 * time.Second  // one claim; the database may hang
+	storeTimeout = 10 * time.Second // one write of a turn's records
+	claimRetry   = time.Second      // how often a waiting turn tries again
+	// catchUpReach bounds how far back a catch-up reads; catchUpChannels
+	// and catchUpMessages how much.
+	catchUpReach    = 10 * time.Minute
+	catchUpChannels = 100
+	catchUpMessages = 50
+	catchUpTimeout  = 15 * time.Second
+	seenMessages    = 1024 // message ids remembered against redelivery
+)
+
+// databaseAwayReply tells a mention that waited OutageWait for the
+// database; missedReply one sent while no process held the gateway.
+const (
+	databaseAwayReply = "データベースに接続できないため、お返事できませんでした。少し時間をおいて、もう一度話しかけてください。"
+	missedReply       = "yorozu が止まっている間に届いたメッセージのため、お返事できませんでした。もう一度話しかけてください。"
+)
+
+// Claims records which process answers each mention. DatabaseClaims is
+// the real one.
+type Claims interface {
+	// ClaimMention is false when another process answers messageID.
+	ClaimMention(ctx context.Context, messageID string) (bool, error)
+	// RecentChannels are the channels with conversations, newest first.
+	RecentChannels(ctx context.Context, limit int) ([]db.DiscordChannel, error)
+}
+
+// DatabaseClaims keeps claims in pool's database, for this process (each
+// call makes a new claimant).
+func DatabaseClaims(pool *pgxpool.Pool) Claims {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &dbClaims{pool: pool, owner: hex.EncodeToString(b[:])}
+}
+
+type dbClaims struct {
+	pool  *pgxpool.Pool
+	owner string
+}
+
+func (c *dbClaims) ClaimMention(ctx context.Context, messageID string) (bool, error) {
+	return db.ClaimMention(ctx, c.pool, messageID, c.owner)
+}
+
+func (c *dbClaims) RecentChannels(ctx context.Context, limit int) ([]db.DiscordChannel, error) {
+	return db.RecentDiscordChannels(ctx, c.pool, limit)
+}
+
+// seenSet remembers the last seenMessages message ids, so a message that
+// comes both from the gateway and from a catch-up is queued once.
+type seenSet struct {
+	ids  map[string]bool
+	ring []string
+	next int
+}
+
+// add reports whether id is new, remembering it. b.mu is held.
+func (s *seenSet) add(id string) bool {
+	if s.ids == nil {
+		s.ids, s.ring = map[string]bool{}, make([]string, seenMessages)
+	}
+	if s.ids[id] {
+		return false
+	}
+	delete(s.ids, s.ring[s.next])
+	s.ring[s.next] = id
+	s.next = (s.next + 1) % len(s.ring)
+	s.ids[id] = true
+	return true
+}
+
+// firstSight reports whether the message id was not queued before.
+func (b *Bot) firstSight(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen.add(id)
+}
+
+// claim makes this process the one that answers req, reporting whether it
+// should. While the database is away the turn waits for it, until
+// OutageWait after the message was sent; then the user is told, in the
+// turn's notice when it has one. Another process's claim withdraws the
+// notice: that process answers.
+func (b *Bot) claim(req chat.Request, notice *sentMessage) bool {
+	if b.opts.Claims == nil || req.MessageID == "" {
+		return true
+	}
+	deadline := req.At.Add(b.opts.OutageWait)
+	for waited := false; ; waited = true {
+		ctx, cancel := context.WithTimeout(b.ctx, claimTimeout)
+		ok, err := b.opts.Claims.ClaimMention(ctx, req.MessageID)
+		cancel()
+		switch {
+		case err == nil && ok:
+			if waited {
+				b.log.Info("the database answers again: answering a mention that waited", "channel_id", req.ChannelID,
+					"message_id", req.MessageID)
+			}
+			return true
+		case err == nil:
+			b.log.Info("mention answered by another process", "channel_id", req.ChannelID, "message_id", req.MessageID)
+			b.withdraw(req.ChannelID, notice)
+			return false
+		case b.ctx.Err() != nil:
+			return false
+		}
+		if !waited {
+			// The outage itself is said once by the database's watch and
+			// the gateway's hand-over; each waiting turn only at info.
+			b.log.Info("cannot claim a mention (the database does not answer); it waits", "channel_id", req.ChannelID,
+				"message_id", req.MessageID, "until", deadline, "err", err)
+		}
+		wait := min(claimRetry, time.Until(deadline))
+		if wait <= 0 || !b.now().Before(deadline) {
+			b.log.Info("mention not answered: the database stayed away", "channel_id", req.ChannelID,
+				"message_id", req.MessageID)
+			b.notice(b.ctx, req, notice, databaseAwayReply)
+			return false
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-b.ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// withdraw deletes a waiting notice whose turn another process answers.
+func (b *Bot) withdraw(channelID string, notice *sentMessage) {
+	if notice == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, restTimeout)
+	defer cancel()
+	if err := b.session.ChannelMessageDelete(channelID, notice.id, discordgo.WithContext(ctx)); err != nil {
+		b.log.Debug("delete a waiting notice", "channel_id", channelID, "err", err)
+	}
+}
+
+// CatchUpNext makes the next connection catch up on the mentions sent
+// since the gateway was last held (since), which no gateway received:
+// before it handles any new message, it reads the recent history of the
+// channels with conversations (and, on Discord, of every channel whose last
+// message is newer than since) and queues the unanswered mentions in order;
+// those older than OutageWait are told instead — away says why: true when
+// the database was. A mention a reply of the bot refers to, or another
+// process claimed, is left alone.
+func (b *Bot) CatchUpNext(since time.Time, away bool) {
+	if b.opts.Claims == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.missed = &missed{since: since, away: away}
+}
+
+// missed is a catch-up the next connection does.
+type missed struct {
+	since time.Time
+	away  bool
+}
+
+// catchUp does the catch-up CatchUpNext asked for, if any, from the
+// gateway's read loop (READY or RESUMED), so that messages arriving after
+// it queue behind the ones caught up. A resumed session's replayed
+// messages are queued once (firstSight).
+func (b *Bot) catchUp(ctx context.Context) {
+	b.mu.Lock()
+	m := b.missed
+	b.missed = nil
+	b.mu.Unlock()
+	if m == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+	defer cancel()
+	since := m.since
+	if reach := b.now().Add(-catchUpReach); since.Before(reach) {
+		since = reach
+	}
+	stale := missedReply
+	if m.away {
+		stale = databaseAwayReply
+	}
+	answered, told := 0, 0
+	for _, ch := range b.catchUpChannels(ctx, since) {
+		a, t := b.catchUpChannel(ctx, ch, since, stale)
+		answered, told = answered+a, told+t
+	}
+	if answered+told > 0 {
+		b.log.Info("caught up on mentions sent while no gateway was held", "since", since,
+			"answered", answered, "told", told)
+	}
+}
+
+// catchUpChannels are the channels a catch-up reads: those with
+// conversations, and those the gateway's state knows to have messages
+// newer than since.
+func (b *Bot) catchUpChannels(ctx context.Context, since time.Time) []db.DiscordChannel {
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	chs, err := b.opts.Claims.RecentChannels(ctx, catchUpChannels)
+	if err != nil {
+		b.log.Warn("catch-up: channels with conversations unknown; reading only those Discord reports", "err", err)
+	}
+	known := map[string]bool{}
+	for _, c := range chs {
+		known[c.ChannelID] = true
+	}
+	b.session.State.RLock()
+	defer b.session.State.RUnlock()
+	for _, g := range b.session.State.Guilds {
+		for _, c := range slices.Concat(g.Channels, g.Threads) {
+			if c == nil || known[c.ID] || c.LastMessageID == "" {
+				continue
+			}
+			if at, err := discordgo.SnowflakeTimestamp(c.LastMessageID); err == nil && at.After(since) {
+				chs = append(chs, db.DiscordChannel{GuildID: g.ID, ChannelID: c.ID})
+				known[c.ID] = true
+			}
+		}
+	}
+	return chs
+}
+
+// catchUpChannel queues the unanswered mentions of one channel sent after
+// since, oldest first, and tells those older than OutageWait stale.
+func (b *Bot) catchUpChannel(ctx context.Context, ch db.DiscordChannel, since time.Time, stale string) (answered, told int) {
+	rctx, cancel := context.WithTimeout(ctx, restTimeout)
+	msgs, err := b.session.ChannelMessages(ch.ChannelID, catchUpMessages, "", "", "", discordgo.WithContext(rctx))
+	cancel()
+	if err != nil {
+		b.log.Debug("catch-up: read channel history", "channel_id", ch.ChannelID, "err", err)
+		return 0, 0
+	}
+	b.mu.Lock()
+	botID := b.botID
+	b.mu.Unlock()
+	replied := map[string]bool{}
+	for _, m := range msgs {
+		if m.Author != nil && m.Author.ID == botID && m.MessageReference != nil {
+			replied[m.MessageReference.MessageID] = true
+		}
+	}
+	slices.Reverse(msgs) // Discord answers newest first
+	for _, m := range msgs {
+		if !m.Timestamp.After(since) || replied[m.ID] {
+			continue
+		}
+		m.GuildID = ch.GuildID // history's messages carry no guild
+		req, ok := toRequest(m, botID, b.now())
+		if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(m.ID) {
+			continue
+		}
+		req = b.withAttachments(req, m)
+		if b.now().Sub(req.At) <= b.opts.OutageWait {
+			b.log.Info("catch-up: answering a mention no gateway received", slog.String("channel_id", req.ChannelID),
+				slog.String("message_id", req.MessageID))
+			if req.GuildID == "" {
+				b.admitDM(req, b.admit)
+			} else {
+				b.admit(req)
+			}
+			answered++
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, claimTimeout)
+		mine, err := b.opts.Claims.ClaimMention(cctx, req.MessageID)
+		cancel()
+		if err != nil || !mine {
+			continue
+		}
+		b.goNotice(req, stale)
+		told++
+	}
+	return answered, told
+}

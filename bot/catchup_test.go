@@ -1,0 +1,209 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// fakeClaims keeps claims in memory; away makes every call fail (the
+// database refuses), hang makes it wait for its deadline (the database
+// does not answer).
+type fakeClaims struct {
+	mu       sync.Mutex
+	owners   map[string]string
+	away     bool
+	hang     bool
+	channels []db.DiscordChannel
+	calls    int
+}
+
+func (f *fakeClaims) set(away, hang bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.away, f.hang = away, hang
+}
+
+func (f *fakeClaims) ClaimMention(ctx context.Context, messageID string) (bool, error) {
+	f.mu.Lock()
+	f.calls++
+	away, hang := f.away, f.hang
+	f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return false, ctx.Err()
+	}
+	if away {
+		return false, errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.owners == nil {
+		f.owners = map[string]string{}
+	}
+	if o, ok := f.owners[messageID]; ok && o != "us" {
+		return false, nil
+	}
+	f.owners[messageID] = "us"
+	return true, nil
+}
+
+func (f *fakeClaims) RecentChannels(context.Context, int) ([]db.DiscordChannel, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.channels, nil
+}
+
+// claimedBy marks messageID as another process's.
+func (f *fakeClaims) claimedBy(messageID, owner string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.owners == nil {
+		f.owners = map[string]string{}
+	}
+	f.owners[messageID] = owner
+}
+
+func withClaims(c Claims, wait time.Duration) func(*Options) {
+	return func(o *Options) { o.Claims, o.OutageWait = c, wait }
+}
+
+// A mention that arrives while the database refuses waits for it and is
+// answered once when it is back.
+func TestMentionWaitsForTheDatabase(t *testing.T) {
+	claims := &fakeClaims{away: true}
+	h := start(t, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	h.mention(chanID, "u1", "こんにちは")
+	time.Sleep(1500 * time.Millisecond)
+	if got := h.resp.requests(); len(got) != 0 {
+		t.Fatalf("answered while the database was away: %+v", got)
+	}
+	claims.set(false, false)
+	h.waitText(chanID, "了解です。")
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.resp.requests()); n != 1 {
+		t.Errorf("responder called %d times, want 1", n)
+	}
+}
+
+// A mention that waited OutageWait for a database that does not answer
+// (each claim cut by its deadline) is told so once, and the channel's next
+// turn is not held up behind it.
+func TestMentionToldWhenTheDatabaseStaysAway(t *testing.T) {
+	claims := &fakeClaims{hang: true}
+	h := start(t, withClaims(claims, 3*time.Second))
+	h.srv.AddChannel(chanID)
+	began := time.Now()
+	h.mention(chanID, "u1", "こんにちは")
+	h.waitText(chanID, databaseAwayReply)
+	if d := time.Since(began); d < 3*time.Second || d > 3*time.Second+claimTimeout+time.Second {
+		t.Errorf("told after %s, want about OutageWait (3 s), within one claim's deadline", d)
+	}
+	claims.set(false, false)
+	h.mention(chanID, "u1", "もう一度")
+	h.waitText(chanID, databaseAwayReply, "了解です。")
+	if n := len(h.resp.requests()); n != 1 {
+		t.Errorf("responder called %d times, want 1 (the second mention)", n)
+	}
+}
+
+// A mention another process claimed is left to it: nothing is posted here.
+func TestMentionClaimedElsewhere(t *testing.T) {
+	claims := &fakeClaims{}
+	h := start(t, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	id := h.srv.NewID()
+	claims.claimedBy(id, "other")
+	h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
+		Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
+	h.mention(chanID, "u1", "次")
+	h.waitText(chanID, "了解です。")
+	reqs := h.resp.requests()
+	if len(reqs) != 1 || reqs[0].Text != "次" {
+		t.Errorf("answered %+v, want only 次", reqs)
+	}
+}
+
+// The gateway was not held while mentions were sent: CatchUp answers the
+// fresh ones in order, tells the stale one once, and leaves alone one the
+// bot replied to, one another process claimed and a message that does not
+// mention the bot; a mention after the connection comes after them. A
+// second catch-up does nothing more.
+func TestCatchUpAnswersMissedMentions(t *testing.T) {
+	claims := &fakeClaims{channels: []db.DiscordChannel{{GuildID: guildID, ChannelID: chanID}}}
+	h, logs := startFaulty(t, nil, withClaims(claims, time.Minute))
+	defer func() {
+		if t.Failed() {
+			t.Log(logs.String())
+		}
+	}()
+	h.srv.AddChannel(chanID)
+	h.bot.Leave()
+
+	user := &discordgo.User{ID: "u1", Username: "u1"}
+	at := func(ago time.Duration) time.Time { return time.Now().Add(-ago) }
+	send := func(text string, ago time.Duration, mention bool) *discordgo.Message {
+		content := text
+		if mention {
+			content = "<@" + h.srv.BotID() + "> " + text
+		}
+		return h.srv.SendMessage(&discordgo.Message{ChannelID: chanID, GuildID: guildID, Author: user,
+			Content: content, Timestamp: at(ago)})
+	}
+	since := at(5 * time.Minute)
+	send("古すぎる", 6*time.Minute, true) // before the gap: answered then
+	answered := send("返事済み", 4*time.Minute, true)
+	h.srv.SendMessage(&discordgo.Message{ChannelID: chanID, Author: &discordgo.User{ID: h.srv.BotID(), Bot: true},
+		Content: "返事です", MessageReference: &discordgo.MessageReference{MessageID: answered.ID, ChannelID: chanID}})
+	send("止まっていた間に", 3*time.Minute, true)
+	send("雑談", 40*time.Second, false)
+	elsewhere := send("別のプロセスが", 30*time.Second, true)
+	claims.claimedBy(elsewhere.ID, "other")
+	send("一つ目", 20*time.Second, true)
+	send("二つ目", 10*time.Second, true)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h.bot.CatchUpNext(since, true)
+	if err := h.bot.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A mention after the connection queues behind those caught up.
+	h.mention(chanID, "u1", "三つ目")
+	want := databaseAwayReply + " | 了解です。 | 了解です。 | 了解です。"
+	written := func(ms []discordtest.Message) string {
+		var texts []string
+		for _, m := range ms[1:] { // ms[0] is the test's own 返事です
+			texts = append(texts, m.Content)
+		}
+		slices.Sort(texts) // the stale one is told outside the channel's queue
+		return strings.Join(texts, " | ")
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return written(ms) == want })
+	var asked []string
+	for _, r := range h.resp.requests() {
+		asked = append(asked, r.Text)
+	}
+	if got := strings.Join(asked, ","); got != "一つ目,二つ目,三つ目" {
+		t.Errorf("answered %q, want 一つ目,二つ目,三つ目 in order", got)
+	}
+	h.bot.Leave()
+	h.bot.CatchUpNext(since, true)
+	if err := h.bot.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := written(h.srv.BotMessages(chanID)); got != want {
+		t.Errorf("after a second catch-up the bot wrote %q", got)
+	}
+}
