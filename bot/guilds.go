@@ -15,17 +15,60 @@ import (
 )
 
 // dmCheckTTL is how long a DM user's membership of the allowed servers is
-// remembered before Discord is asked again.
-const dmCheckTTL = 10 * time.Minute
+// remembered before Discord is asked again; noticeTTL how long an ignored
+// server or user stays logged (after it, the next message is logged once
+// more). filterSweep is the size at which the filter's maps forget what is
+// past those times: they do not grow with every user ever seen.
+const (
+	dmCheckTTL  = 10 * time.Minute
+	noticeTTL   = 24 * time.Hour
+	filterSweep = 1024
+)
 
 // guildFilter is DISCORD_GUILDS: the servers served, and what was learnt of
 // DM users' membership of them.
 type guildFilter struct {
-	noticed map[string]bool      // servers (and DM users) logged as ignored
+	noticed map[string]time.Time // servers (and DM users) logged as ignored, when
 	dm      map[string]dmVerdict // user id -> shares an allowed server
 	// waiting holds, per user being looked up, the DMs that came meanwhile,
 	// in order: one lookup per user, and the DMs are answered in order.
 	waiting map[string][]chat.Request
+}
+
+// notice records that key was logged as ignored at now, reporting whether
+// it should be logged (not within noticeTTL). b.mu is held.
+func (f *guildFilter) notice(key string, now time.Time) bool {
+	if at, ok := f.noticed[key]; ok && now.Sub(at) < noticeTTL {
+		return false
+	}
+	if f.noticed == nil {
+		f.noticed = map[string]time.Time{}
+	}
+	if len(f.noticed) >= filterSweep {
+		for k, at := range f.noticed {
+			if now.Sub(at) >= noticeTTL {
+				delete(f.noticed, k)
+			}
+		}
+	}
+	f.noticed[key] = now
+	return true
+}
+
+// remember keeps a DM user's verdict; once the map is large, verdicts past
+// dmCheckTTL (which would be asked again anyway) are forgotten. b.mu is held.
+func (f *guildFilter) remember(user string, v dmVerdict) {
+	if f.dm == nil {
+		f.dm = map[string]dmVerdict{}
+	}
+	if len(f.dm) >= filterSweep {
+		for u, old := range f.dm {
+			if v.at.Sub(old.at) > dmCheckTTL {
+				delete(f.dm, u)
+			}
+		}
+	}
+	f.dm[user] = v
 }
 
 type dmVerdict struct {
@@ -41,11 +84,7 @@ func (b *Bot) servesGuild(guildID string) bool {
 		return true
 	}
 	b.mu.Lock()
-	first := !b.filter.noticed["guild:"+guildID]
-	if b.filter.noticed == nil {
-		b.filter.noticed = map[string]bool{}
-	}
-	b.filter.noticed["guild:"+guildID] = true
+	first := b.filter.notice("guild:"+guildID, b.now())
 	b.mu.Unlock()
 	if first {
 		b.log.Warn("ignoring a server not in DISCORD_GUILDS", "guild_id", guildID)
@@ -93,10 +132,7 @@ func (b *Bot) admitDM(req chat.Request, enqueue func(chat.Request)) {
 		reqs := b.filter.waiting[req.AuthorID]
 		delete(b.filter.waiting, req.AuthorID)
 		if err == nil {
-			if b.filter.dm == nil {
-				b.filter.dm = map[string]dmVerdict{}
-			}
-			b.filter.dm[req.AuthorID] = dmVerdict{ok: ok, at: b.now()}
+			b.filter.remember(req.AuthorID, dmVerdict{ok: ok, at: b.now()})
 		}
 		b.mu.Unlock()
 		if err != nil {
@@ -115,11 +151,7 @@ func (b *Bot) dmVerdict(req chat.Request, ok bool, enqueue func(chat.Request)) {
 		return
 	}
 	b.mu.Lock()
-	first := !b.filter.noticed["dm:"+req.AuthorID]
-	if b.filter.noticed == nil {
-		b.filter.noticed = map[string]bool{}
-	}
-	b.filter.noticed["dm:"+req.AuthorID] = true
+	first := b.filter.notice("dm:"+req.AuthorID, b.now())
 	b.mu.Unlock()
 	if first {
 		b.log.Warn("ignoring DMs from a user who shares no server in DISCORD_GUILDS", "author_id", req.AuthorID)
