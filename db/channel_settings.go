@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,11 +29,12 @@ type ChannelSetting struct {
 	ParentID  string    `db:"parent_id"`  // a thread's parent channel
 	Persona   *string   `db:"persona"`
 	Model     *string   `db:"model"`
+	Mode      *string   `db:"mode"`       // ModeMention, ModeFree or ModeThread
 	UpdatedBy string    `db:"updated_by"` // Discord user id, or "admin"
 	UpdatedAt time.Time `db:"updated_at"`
 }
 
-const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, updated_by, updated_at"
+const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at"
 
 // ChannelSettingUpdate changes the settings of one place. A nil field is
 // left as it is; a pointer to "" clears it, so the value is inherited again.
@@ -42,7 +44,10 @@ type ChannelSettingUpdate struct {
 	ParentID  string // a thread's parent channel; "" keeps what is stored
 	Persona   *string
 	Model     *string
-	By        string
+	// Mode is ModeMention, ModeFree or ModeThread (a pointer to "" clears
+	// it); anything else is refused with ErrBadMode.
+	Mode *string
+	By   string
 }
 
 // UpdateChannelSetting applies u, creating the row if needed, and returns
@@ -51,6 +56,9 @@ func UpdateChannelSetting(ctx context.Context, q Querier, u ChannelSettingUpdate
 	if u.GuildID == "" && u.ChannelID == "" {
 		return ChannelSetting{}, fmt.Errorf("update channel setting: neither a server nor a channel")
 	}
+	if u.Mode != nil && *u.Mode != "" && !ValidMode(*u.Mode) {
+		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w: %q", u.GuildID, u.ChannelID, ErrBadMode, *u.Mode)
+	}
 	deref := func(p *string) string {
 		if p == nil {
 			return ""
@@ -58,16 +66,18 @@ func UpdateChannelSetting(ctx context.Context, q Querier, u ChannelSettingUpdate
 		return *p
 	}
 	rows, err := q.Query(ctx, `
-INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, updated_by, updated_at)
-VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6, now())
+INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at)
+VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($9, ''), $6, now())
 ON CONFLICT (guild_id, channel_id) DO UPDATE SET
     parent_id  = COALESCE(NULLIF(EXCLUDED.parent_id, ''), channel_settings.parent_id),
     persona    = CASE WHEN $7 THEN EXCLUDED.persona ELSE channel_settings.persona END,
     model      = CASE WHEN $8 THEN EXCLUDED.model ELSE channel_settings.model END,
+    mode       = CASE WHEN $10 THEN EXCLUDED.mode ELSE channel_settings.mode END,
     updated_by = EXCLUDED.updated_by,
     updated_at = EXCLUDED.updated_at
 RETURNING `+channelSettingColumns,
-		u.GuildID, u.ChannelID, u.ParentID, deref(u.Persona), deref(u.Model), u.By, u.Persona != nil, u.Model != nil)
+		u.GuildID, u.ChannelID, u.ParentID, deref(u.Persona), deref(u.Model), u.By, u.Persona != nil, u.Model != nil,
+		deref(u.Mode), u.Mode != nil)
 	if err != nil {
 		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w", u.GuildID, u.ChannelID, err)
 	}
@@ -86,6 +96,8 @@ type EffectiveSettings struct {
 	PersonaFrom string
 	Model       string
 	ModelFrom   string
+	Mode        string // ModeMention when nothing sets one
+	ModeFrom    string
 }
 
 // ChannelSettingsInForce returns what is in force in channelID of guildID
@@ -120,7 +132,7 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 	if guildID != "" {
 		levels = append(levels, level{"", FromServer})
 	}
-	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault}
+	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault, Mode: ModeMention, ModeFrom: FromDefault}
 	for i := len(levels) - 1; i >= 0; i-- { // the nearest level is applied last
 		for _, r := range rows {
 			if r.GuildID != guildID || r.ChannelID != levels[i].channel {
@@ -131,6 +143,9 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 			}
 			if r.Model != nil {
 				e.Model, e.ModelFrom = *r.Model, levels[i].from
+			}
+			if r.Mode != nil && levels[i].from != FromServer {
+				e.Mode, e.ModeFrom = *r.Mode, levels[i].from
 			}
 		}
 	}
@@ -146,6 +161,7 @@ type KnownChannel struct {
 	ParentID   string     `db:"parent_id"`
 	Persona    *string    `db:"persona"`
 	Model      *string    `db:"model"`
+	Mode       *string    `db:"mode"`
 	UpdatedBy  string     `db:"updated_by"`
 	UpdatedAt  *time.Time `db:"updated_at"`  // nil: nothing stored for it
 	LastActive *time.Time `db:"last_active"` // its conversation's last turn, if any
@@ -164,7 +180,7 @@ WITH talked AS (
 )
 SELECT k.* FROM (
     SELECT COALESCE(c.guild_id, p.guild_id) AS guild_id, COALESCE(c.channel_id, p.channel_id) AS channel_id,
-           COALESCE(c.parent_id, '') AS parent_id, c.persona, c.model,
+           COALESCE(c.parent_id, '') AS parent_id, c.persona, c.model, c.mode,
            COALESCE(c.updated_by, '') AS updated_by, c.updated_at, p.last_active
     FROM channel_settings c
     FULL JOIN (SELECT guild_id, channel_id, max(last_active) AS last_active FROM places GROUP BY guild_id, channel_id) p
@@ -216,4 +232,42 @@ func knownChannels(ctx context.Context, q Querier, where string, args ...any) ([
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowToStructByName[KnownChannel])
+}
+
+// Channel modes: how yorozu listens in a Discord channel (and its threads).
+const (
+	ModeMention = "mention" // answers mentions and replies to its messages (the default)
+	ModeFree    = "free"    // answers every message but those meant for others
+	ModeThread  = "thread"  // a mention opens a thread, answered there without mentions
+)
+
+// ErrBadMode is a channel mode that is none of ModeMention, ModeFree and
+// ModeThread.
+var ErrBadMode = errors.New("the mode must be mention, free or thread")
+
+// ValidMode reports whether mode is one of the channel modes.
+func ValidMode(mode string) bool {
+	return mode == ModeMention || mode == ModeFree || mode == ModeThread
+}
+
+// ChannelMode is a channel (or thread) with a mode of its own.
+type ChannelMode struct {
+	GuildID   string `db:"guild_id"`
+	ChannelID string `db:"channel_id"`
+	Mode      string `db:"mode"`
+}
+
+// ChannelModes lists every channel and thread with a mode set, for the
+// bot to decide without a query which messages it answers.
+func ChannelModes(ctx context.Context, q Querier) ([]ChannelMode, error) {
+	rows, err := q.Query(ctx, `SELECT guild_id, channel_id, mode FROM channel_settings
+WHERE mode IS NOT NULL AND channel_id <> '' ORDER BY channel_id`)
+	if err != nil {
+		return nil, fmt.Errorf("channel modes: %w", err)
+	}
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[ChannelMode])
+	if err != nil {
+		return nil, fmt.Errorf("channel modes: %w", err)
+	}
+	return ms, nil
 }

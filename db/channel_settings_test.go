@@ -46,7 +46,8 @@ func TestChannelSettingsInheritance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := db.EffectiveSettings{Persona: tc.persona, PersonaFrom: tc.personaFrom, Model: tc.model, ModelFrom: tc.modelFrom}
+			want := db.EffectiveSettings{Persona: tc.persona, PersonaFrom: tc.personaFrom, Model: tc.model, ModelFrom: tc.modelFrom,
+				Mode: db.ModeMention, ModeFrom: db.FromDefault}
 			if got != want {
 				t.Errorf("= %+v, want %+v", got, want)
 			}
@@ -211,5 +212,33 @@ FROM generate_series(1, 10000) g`); err != nil {
 		if _, err := db.ChannelSettingsInForce(ctx, pool, "42", "5042", "4942"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestChannelModes(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	const guild, channel, thread = "9", "10", "11"
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Mode: ptr(db.ModeThread), Persona: ptr("人格")}); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := db.ChannelSettingsInForce(ctx, pool, guild, thread, channel); e.Mode != db.ModeThread || e.ModeFrom != db.FromChannel {
+		t.Errorf("a thread of a thread channel: %+v", e)
+	}
+	_, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Mode: ptr("loud")})
+	if !errors.Is(err, db.ErrBadMode) {
+		t.Errorf("mode loud: err = %v, want ErrBadMode", err)
+	}
+	ms, err := db.ChannelModes(ctx, pool)
+	if err != nil || len(ms) != 1 || ms[0] != (db.ChannelMode{GuildID: guild, ChannelID: channel, Mode: db.ModeThread}) {
+		t.Fatalf("modes = %+v, %v", ms, err)
+	}
+	// Clearing the mode keeps the persona; the channel is back to mention.
+	got, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Mode: ptr("")})
+	if err != nil || got.Mode != nil || got.Persona == nil {
+		t.Fatalf("clear mode = %+v, %v", got, err)
+	}
+	if e, _ := db.ChannelSettingsInForce(ctx, pool, guild, channel, ""); e.Mode != db.ModeMention || e.ModeFrom != db.FromDefault {
+		t.Errorf("after clearing: %+v", e)
 	}
 }
