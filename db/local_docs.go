@@ -79,6 +79,40 @@ FROM local_knowledge_docs WHERE embedding_model = $1 ORDER BY path`, model)
 	return ds, nil
 }
 
+// LocalDocsByPath returns the indexed files of paths embedded with model.
+func LocalDocsByPath(ctx context.Context, q Querier, model string, paths []string) ([]LocalDoc, error) {
+	rows, err := q.Query(ctx, `SELECT id, path, title, content, content_hash, embedding, embedding_model, updated_at
+FROM local_knowledge_docs WHERE path = ANY($1) AND embedding_model = $2`, paths, model)
+	if err != nil {
+		return nil, fmt.Errorf("local docs by path: %w", err)
+	}
+	ds, err := pgx.CollectRows(rows, pgx.RowToStructByName[LocalDoc])
+	if err != nil {
+		return nil, fmt.Errorf("local docs by path: %w", err)
+	}
+	return ds, nil
+}
+
+// LocalDocText is an indexed file's text.
+type LocalDocText struct {
+	Path        string `db:"path"`
+	Content     string `db:"content"`
+	ContentHash string `db:"content_hash"`
+}
+
+// LocalDocTexts returns the texts of the indexed files paths.
+func LocalDocTexts(ctx context.Context, q Querier, paths []string) ([]LocalDocText, error) {
+	rows, err := q.Query(ctx, `SELECT path, content, content_hash FROM local_knowledge_docs WHERE path = ANY($1)`, paths)
+	if err != nil {
+		return nil, fmt.Errorf("local doc texts: %w", err)
+	}
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[LocalDocText])
+	if err != nil {
+		return nil, fmt.Errorf("local doc texts: %w", err)
+	}
+	return ts, nil
+}
+
 // LocalDocsVersion changes whenever a row of the index is added, changed or
 // removed; readers that cache the index compare it to reload.
 func LocalDocsVersion(ctx context.Context, q Querier) (string, error) {

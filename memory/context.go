@@ -370,7 +370,7 @@ func linkedLayer(pages []db.NotePage) layer {
 func kbLayer(docs []kbHit) layer {
 	l := layer{title: "## ナレッジベース\n以下はこのコミュニティが用意した資料です。ウェブ検索の結果より信頼できる情報として優先してください。", cuttable: true}
 	for _, d := range docs {
-		it := fmt.Sprintf("### %s (%s)\n%s", d.doc.title, d.doc.path, d.doc.content)
+		it := fmt.Sprintf("### %s (%s)\n%s", d.doc.title, d.doc.path, d.content)
 		l.items = append(l.items, it)
 		l.tokens = append(l.tokens, EstimateTokens(it)+1)
 	}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -29,25 +28,10 @@ const embedInputChars = 6000
 // embedBatch is how many files one embed request carries.
 const embedBatch = 8
 
-// kbIndex is the knowledge base in memory, so a turn's similarity search
-// costs no more than a version query and a few hundred dot products. It is
-// reloaded from local_knowledge_docs whenever that table changed (another
-// process may have synced).
-type kbIndex struct {
-	mu      sync.Mutex
-	version string
-	model   string
-	docs    []kbDoc
-}
-
-type kbDoc struct {
-	path, title, content string
-	vec                  []float32 // unit length
-}
-
 type kbHit struct {
-	doc   kbDoc
-	score float64
+	doc     kbDoc
+	score   float64
+	content string // the file's text, once read
 }
 
 // SyncKnowledgeBase brings the knowledge-base index in line with the **.md
@@ -255,31 +239,11 @@ func (m *Memory) searchKB(ctx context.Context, space Space, text string) ([]kbHi
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
-	return hits[:min(len(hits), KBTopK)], nil
+	return m.kbTexts(ctx, hits[:min(len(hits), KBTopK)])
 }
 
-// kbDocs returns the in-memory index, reloading it when the table changed.
-func (m *Memory) kbDocs(ctx context.Context) ([]kbDoc, error) {
-	version, err := db.LocalDocsVersion(ctx, m.pool)
-	if err != nil {
-		return nil, err
-	}
-	k := &m.kb
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if version == k.version && k.model == m.opts.EmbedModel {
-		return k.docs, nil
-	}
-	rows, err := db.LocalDocs(ctx, m.pool, m.opts.EmbedModel)
-	if err != nil {
-		return nil, err
-	}
-	docs := make([]kbDoc, len(rows))
-	for i, r := range rows {
-		docs[i] = kbDoc{path: r.Path, title: r.Title, content: r.Content, vec: unit(r.Embedding)}
-	}
-	k.docs, k.version, k.model = docs, version, m.opts.EmbedModel
-	return docs, nil
+func sortDocs(docs []kbDoc) {
+	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
 }
 
 func unit(v []float32) []float32 {

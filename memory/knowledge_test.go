@@ -254,3 +254,59 @@ func TestKnownSearchResultCostsNoModelCall(t *testing.T) {
 		}
 	}
 }
+
+// The knowledge base's cache holds every file's vector but only the texts
+// of the files found lately, within its bounds; a text let go is read again
+// when a search finds its file, and a sync that changed one file reads only
+// that row again.
+func TestKnowledgeBaseCacheBounds(t *testing.T) {
+	f := newFixture(t)
+	f.ollama.SetEmbed(topicEmbed)
+	ctx := context.Background()
+	files := map[string]string{
+		"cat.md":    "# 猫\n猫の話。",
+		"ramen.md":  "# ラーメン\nラーメンの話。",
+		"shogi.md":  "# 将棋\n将棋の話。",
+		"python.md": "# Python\npythonの話。",
+	}
+	for name, text := range files {
+		writeFile(t, f.kbDir, name, text)
+	}
+	m := f.memory(t, func(o *memory.Options) { o.KBCacheFiles = 2 })
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	layer := func(text string) string {
+		t.Helper()
+		msgs, err := m.Context(ctx, memory.Web("admin"), "", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, msg := range msgs {
+			if layerOf(msg) == "kb" {
+				return msg.Content
+			}
+		}
+		return ""
+	}
+	for _, q := range []string{"猫", "ラーメン", "将棋", "python", "猫"} {
+		if got := layer(q + "について"); !strings.Contains(got, q+"の話") {
+			t.Errorf("kb layer for %s:\n%s", q, got)
+		}
+		if s := m.KnowledgeCache(); s.Files != 4 || s.Texts > 2 {
+			t.Errorf("after %s the cache holds %+v, want 4 files and at most 2 texts", q, s)
+		}
+	}
+	before := m.KnowledgeCache().Loaded
+
+	writeFile(t, f.kbDir, "ramen.md", "# ラーメン\nラーメンの新しい話。")
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := layer("ラーメン"); !strings.Contains(got, "ラーメンの新しい話") {
+		t.Errorf("kb layer after the change:\n%s", got)
+	}
+	if read := m.KnowledgeCache().Loaded - before; read != 1 {
+		t.Errorf("%d rows read after one file changed, want 1", read)
+	}
+}

@@ -87,6 +87,10 @@ type Options struct {
 	SummarizeAt int
 	// ModelTimeout bounds each background model call. Default: 2 minutes.
 	ModelTimeout time.Duration
+	// KBCacheFiles and KBCacheBytes bound the knowledge base's texts held in
+	// memory (least recently found out; the files' vectors are always
+	// held); defaults 1,000 files and 16 MiB.
+	KBCacheFiles, KBCacheBytes int
 	// EmbedTimeout bounds embedding the user's message on a turn; past it
 	// the turn goes without the knowledge-base layer. Default: 3 s.
 	EmbedTimeout time.Duration
@@ -142,6 +146,12 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 	}
 	if opts.ModelTimeout <= 0 {
 		opts.ModelTimeout = 2 * time.Minute
+	}
+	if opts.KBCacheFiles <= 0 {
+		opts.KBCacheFiles = defaultKBCacheFiles
+	}
+	if opts.KBCacheBytes <= 0 {
+		opts.KBCacheBytes = defaultKBCacheBytes
 	}
 	if opts.EmbedTimeout <= 0 {
 		opts.EmbedTimeout = 3 * time.Second
