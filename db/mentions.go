@@ -10,11 +10,15 @@ import (
 
 // ClaimMention makes owner the process that answers the Discord message
 // messageID. It is false when another owner claimed it first; claiming a
-// message again as its owner is true.
+// message again as its owner is true. The claim is on every turn's path
+// before the model call, so its commit does not wait for the WAL to reach
+// the disk (synchronous_commit off for this statement's transaction): a
+// database crash may forget the last claims, never a claim's conflict.
 func ClaimMention(ctx context.Context, q Querier, messageID, owner string) (bool, error) {
 	var claimed bool
 	err := q.QueryRow(ctx, `
-INSERT INTO mention_claims (message_id, owner) VALUES ($1, $2)
+INSERT INTO mention_claims (message_id, owner)
+SELECT $1, $2 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
 ON CONFLICT (message_id) DO UPDATE SET owner = EXCLUDED.owner
     WHERE mention_claims.owner = EXCLUDED.owner
 RETURNING true`, messageID, owner).Scan(&claimed)

@@ -208,7 +208,7 @@ func TestWebToolsAreGuarded(t *testing.T) {
 // a clock, so the forecast must be current.
 // fakeJMA serves Tokyo's 05:00 forecast, moved to today, and returns the
 // base URL for JMA_BASE_URL.
-func fakeJMA(t *testing.T) string {
+func fakeJMA(t testing.TB) string {
 	t.Helper()
 	forecast := shiftedForecast(t, "../../weather/testdata/forecast_130000_05.json", "2025-06-10")
 	jma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -222,7 +222,7 @@ func fakeJMA(t *testing.T) string {
 	return jma.URL + "/bosai/"
 }
 
-func shiftedForecast(t *testing.T, path, reportDay string) []byte {
+func shiftedForecast(t testing.TB, path, reportDay string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -1,0 +1,45 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+// A mention is claimed by one owner: again by it, never by another; old
+// claims are pruned. A gateway heartbeat is read back.
+func TestMentionClaimsAndHeartbeat(t *testing.T) {
+	pool := dbtest.New(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		owner string
+		want  bool
+	}{{"a", true}, {"a", true}, {"b", false}} {
+		got, err := db.ClaimMention(ctx, pool, "m1", c.owner)
+		if err != nil || got != c.want {
+			t.Errorf("ClaimMention(m1, %s) = %v, %v; want %v", c.owner, got, err, c.want)
+		}
+	}
+	if n, err := db.PruneMentionClaims(ctx, pool, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Errorf("prune = %d, %v; want 1", n, err)
+	}
+	if got, err := db.ClaimMention(ctx, pool, "m1", "b"); err != nil || !got {
+		t.Errorf("a pruned claim is free again: %v, %v", got, err)
+	}
+
+	if _, ok, err := db.GatewaySeenAt(ctx, pool, 7); err != nil || ok {
+		t.Errorf("never held: ok = %v, %v", ok, err)
+	}
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	for _, ts := range []time.Time{at.Add(-time.Minute), at} {
+		if err := db.TouchGateway(ctx, pool, 7, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok, err := db.GatewaySeenAt(ctx, pool, 7); err != nil || !ok || !got.Equal(at) {
+		t.Errorf("GatewaySeenAt = %v, %v, %v; want %v", got, ok, err, at)
+	}
+}
