@@ -151,6 +151,8 @@ type Config struct {
 
 	// Disaster is JMA's earthquake, tsunami and warning posts (QUAKE_*).
 	Disaster DisasterConfig
+	// Discord is the bot's behaviour in Discord (DISCORD_REACTIONS).
+	Discord DiscordConfig
 }
 
 // Parse reads the configuration from getenv (os.Getenv in production, a map
@@ -213,6 +215,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
 	c.UserRateLimit, c.UserRateWindow = p.rate("USER_RATE_LIMIT", "6/min")
 	c.Disaster = p.disaster(c.DiscordToken != "")
+	c.Discord = p.discord()
 
 	switch c.SearchBackend {
 	case "searxng":
