@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -88,6 +89,14 @@ func (b *Bot) allowedFileURL(u *url.URL) bool {
 // vision.MaxBytes, which is cut off while reading. The bot's token is
 // never sent.
 func (b *Bot) download(ctx context.Context, rawURL string) ([]byte, error) {
+	return b.fetchFile(ctx, rawURL, vision.MaxBytes, func(mt string) bool { return vision.IsImage(mt, "") })
+}
+
+// fetchFile fetches one attachment from Discord's hosts (redirects
+// included), refusing an answer served as a type accept does not take
+// (application/octet-stream always passes) and anything over max bytes,
+// which is cut off while reading. The bot's token is never sent.
+func (b *Bot) fetchFile(ctx context.Context, rawURL string, max int64, accept func(mediaType string) bool) ([]byte, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || !b.allowedFileURL(u) {
 		return nil, fmt.Errorf("download %q: %w", rawURL, vision.ErrNotAllowed)
@@ -117,14 +126,17 @@ func (b *Bot) download(ctx context.Context, rawURL string) ([]byte, error) {
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("download %s: %s", u.Path, resp.Status)
-	case resp.ContentLength > vision.MaxBytes:
+	case resp.ContentLength > max:
 		return nil, fmt.Errorf("download %s: %w: %d bytes", u.Path, vision.ErrTooLarge, resp.ContentLength)
-	case mt != "" && mt != "application/octet-stream" && !vision.IsImage(mt, ""):
+	case mt != "" && mt != "application/octet-stream" && !accept(mt):
 		return nil, fmt.Errorf("download %s: %w: served as %s", u.Path, vision.ErrFormat, mt)
 	}
-	data, err := vision.Read(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("download %s: %w", u.Path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("download %s: %w: over %d bytes", u.Path, vision.ErrTooLarge, max)
 	}
 	return data, nil
 }

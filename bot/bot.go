@@ -59,6 +59,26 @@ type Options struct {
 	// database outages and gateway hand-overs (see CatchUp); optional
 	// (without it every mention delivered is answered, none caught up).
 	Claims Claims
+	// Modes are the channels' modes (mention, free, thread); optional
+	// (without it every channel is answered by mention only).
+	Modes ChannelModes
+	// ModeRefresh is how often Modes is read again, so a change made by
+	// another process applies here; default 30 s.
+	ModeRefresh time.Duration
+	// Reactions shows a turn's state on the user's message (DISCORD_REACTIONS):
+	// ⏳ while it waits, removed when answered, ⚠️ when it failed.
+	Reactions bool
+	// ButtonKey signs the custom ids of the 停止 and 再生成 buttons on an
+	// answer; without it answers carry no buttons.
+	ButtonKey []byte
+	// Turns forgets the turn an answer's 再生成 replaces; optional
+	// (without it the conversation keeps both answers).
+	Turns TurnForgetter
+	// Documents keeps the text of documents attached to a mention with
+	// the conversation; optional (without it documents are refused with a
+	// line).
+	Documents DocumentKeeper
+
 	// OutageWait is how long after it was sent a mention may wait for the
 	// database and still be answered; default 60 s.
 	OutageWait time.Duration
@@ -131,6 +151,8 @@ type Bot struct {
 	handlers map[string]commands.Command // by name
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
+	modes    map[string]string           // channel id -> its own mode (modes.go)
+	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	seen     seenSet                     // messages queued lately
 	missed   *missed                     // the catch-up of the next READY
 
@@ -181,6 +203,9 @@ func New(opts Options) (*Bot, error) {
 	}
 	if opts.MaxWaiting <= 0 {
 		opts.MaxWaiting = 20
+	}
+	if opts.ModeRefresh <= 0 {
+		opts.ModeRefresh = 30 * time.Second
 	}
 	if opts.OutageWait <= 0 {
 		opts.OutageWait = time.Minute
@@ -246,11 +271,15 @@ func New(opts Options) (*Bot, error) {
 		queues:        map[string]*channelQueue{},
 		handlers:      map[string]commands.Command{},
 		parents:       map[string]string{},
+		running:       map[string]*runningTurn{},
 		state:         StateStarting,
 		readySig:      make(chan struct{}, 1),
 		disconnected:  make(chan struct{}, 1),
 		retryGateway:  make(chan struct{}, 1),
 		retryCommands: make(chan struct{}, 1),
+	}
+	if len(opts.ButtonKey) > 0 {
+		b.buttons.list = append(b.buttons.list, commands.Buttons{Prefix: answerButtonPrefix, Press: b.pressAnswer})
 	}
 	s.AddHandler(b.onReady)
 	s.AddHandler(b.onResumed)

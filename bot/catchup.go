@@ -279,7 +279,7 @@ func (b *Bot) catchUpChannel(ctx context.Context, ch db.DiscordChannel, since ti
 			continue
 		}
 		m.GuildID = ch.GuildID // history's messages carry no guild
-		req, ok := toRequest(m, botID, b.now())
+		req, ok := toRequest(m, botID, b.listenResolved(ctx, ch.ChannelID), b.now())
 		if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(m.ID) {
 			continue
 		}

@@ -127,7 +127,8 @@ func (b *Bot) Start(ctx context.Context) error {
 	b.leave = cancel
 	b.mu.Unlock()
 	first := make(chan struct{})
-	b.loops.Add(1)
+	b.loops.Add(2)
+	go b.refreshModes(conn)
 	go b.connectLoop(conn, first)
 	select {
 	case <-first:
@@ -300,6 +301,7 @@ func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 		}
 	}
 	b.mu.Unlock()
+	b.loadModes(b.loopCtx)
 	b.catchUp(b.loopCtx)
 	b.ready.Store(true)
 	signal(b.readySig)

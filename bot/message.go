@@ -12,8 +12,10 @@ import (
 
 // toRequest turns a MESSAGE_CREATE into a chat request, or reports that the
 // bot should ignore the message: its own, other bots', webhooks', system
-// messages, and guild messages that do not mention it. DMs need no mention.
-func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request, bool) {
+// messages, and guild messages that do not mention it in a channel listened
+// to by mention (in a free one, those freeMessage leaves out). DMs need no
+// mention.
+func toRequest(m *discordgo.Message, botID string, how listen, now time.Time) (chat.Request, bool) {
 	if m == nil || m.Author == nil || botID == "" {
 		return chat.Request{}, false
 	}
@@ -24,7 +26,13 @@ func toRequest(m *discordgo.Message, botID string, now time.Time) (chat.Request,
 		return chat.Request{}, false
 	}
 	dm := m.GuildID == ""
-	if !dm && !mentions(m, botID) {
+	switch {
+	case dm:
+	case how == listenFree:
+		if !freeMessage(m, botID) {
+			return chat.Request{}, false
+		}
+	case !mentions(m, botID):
 		return chat.Request{}, false
 	}
 
@@ -110,12 +118,24 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 	if stopping {
 		return
 	}
-	req, ok := toRequest(e.Message, botID, b.now())
+	how, known := b.listenIn(e.ChannelID)
+	if !known && e.GuildID != "" && !mentions(e.Message, botID) {
+		// Maybe a thread of a free channel nothing here knows yet: Discord
+		// is asked off the gateway loop, once for the thread.
+		b.goResolve(e.Message, botID)
+		return
+	}
+	req, ok := toRequest(e.Message, botID, how, b.now())
+	b.take(req, ok, e.Message)
+}
+
+// take admits the request toRequest made of m, when it is one.
+func (b *Bot) take(req chat.Request, ok bool, m *discordgo.Message) {
 	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(req.MessageID) {
 		return
 	}
-	req = b.withAttachments(req, e.Message)
-	req.ManageChannels = b.managesChannel(e.Message)
+	req = b.withAttachments(req, m)
+	req.ManageChannels = b.managesChannel(m)
 	if req.GuildID == "" {
 		b.admitDM(req, b.admit)
 		return
@@ -150,4 +170,22 @@ func (b *Bot) managesChannel(m *discordgo.Message) bool {
 	// The message's member has no user; the state wants the author.
 	p, err := b.session.State.MessagePermissions(m)
 	return err == nil && p&(discordgo.PermissionManageChannels|discordgo.PermissionAdministrator) != 0
+}
+
+// goResolve decides on m once Discord has said whether its channel is a
+// thread, off the gateway loop.
+func (b *Bot) goResolve(m *discordgo.Message, botID string) {
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("message_create")
+		req, ok := toRequest(m, botID, b.listenResolved(b.ctx, m.ChannelID), b.now())
+		b.take(req, ok, m)
+	}()
 }

@@ -39,6 +39,7 @@ type outgoing struct {
 	Reference       *discordgo.MessageReference       `json:"message_reference,omitempty"`
 	Nonce           string                            `json:"nonce"`
 	EnforceNonce    bool                              `json:"enforce_nonce"`
+	Components      []discordgo.MessageComponent      `json:"components,omitempty"`
 }
 
 // createMessage posts m into channelID with its nonce enforced and returns

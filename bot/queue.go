@@ -23,6 +23,12 @@ type queuedTurn struct {
 	notice chan *sentMessage
 	posted chan struct{} // closed once the notice was tried: the next may go
 	drop   bool          // set before start is closed when the bot stops
+	// again, for a 再生成, is the answer's message the new answer takes
+	// over; such a turn posts no waiting notice.
+	again *sentMessage
+	// hourglass is set (before notice is sent) when ⏳ was put on the
+	// user's message.
+	hourglass bool
 }
 
 // queuedText tells a waiting user their place; the running turn is 1.
@@ -32,6 +38,12 @@ func queuedText(place int) string { return fmt.Sprintf("⏳ 順番待ち: %d 番
 // It reports false, queueing nothing, when MaxWaiting turns already wait
 // there. A stopping bot drops the turn (true: nothing to tell the user).
 func (b *Bot) enqueue(req chat.Request) bool {
+	return b.enqueueTurn(&queuedTurn{req: req})
+}
+
+// enqueueTurn is enqueue of a turn built by the caller (a 再生成).
+func (b *Bot) enqueueTurn(t *queuedTurn) bool {
+	req := t.req
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopping {
@@ -49,7 +61,6 @@ func (b *Bot) enqueue(req chat.Request) bool {
 	if n := len(q.jobs); n > 0 {
 		prev = q.jobs[n-1].posted
 	}
-	t := &queuedTurn{req: req}
 	q.jobs = append(q.jobs, t)
 	if !busy {
 		b.wg.Add(1)
@@ -60,6 +71,15 @@ func (b *Bot) enqueue(req chat.Request) bool {
 	t.place, t.start, t.notice = make(chan int, 1), make(chan struct{}), make(chan *sentMessage, 1)
 	t.posted = make(chan struct{})
 	b.wg.Add(1)
+	if t.again != nil {
+		close(t.posted)
+		go func() {
+			defer b.wg.Done()
+			<-t.start
+			t.notice <- nil
+		}()
+		return true
+	}
 	go b.waitInLine(t, len(q.jobs)+1, prev)
 	return true
 }
@@ -98,7 +118,11 @@ func (b *Bot) drain(channelID string, q *channelQueue) {
 			close(t.start)
 			notice = <-t.notice
 		}
-		b.handle(t.req, notice)
+		if t.again != nil {
+			b.answerAgain(t.req, t.again)
+			continue
+		}
+		b.handle(t.req, notice, t.hourglass)
 	}
 }
 
@@ -137,6 +161,7 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 	r := newReply(b, t.req)
 	var notice *sentMessage
 	defer func() { t.notice <- notice }()
+	t.hourglass = b.react(t.req, hourglassEmoji, true)
 	if prev != nil {
 		select {
 		case <-prev:
@@ -180,9 +205,18 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 
 // handle answers one turn, recovering from panics so the channel keeps
 // going. notice is the turn's waiting notice, if it had one: the answer
-// takes its place.
-func (b *Bot) handle(req chat.Request, notice *sentMessage) {
+// takes its place. hourglass: ⏳ is on the user's message, to be removed.
+func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass bool) {
 	defer b.recoverEvent("answer")
+	failed := false
+	defer func() {
+		if hourglass {
+			b.react(req, hourglassEmoji, false)
+		}
+		if failed {
+			b.react(req, failedEmoji, true)
+		}
+	}()
 	if !b.claim(req, notice) {
 		return
 	}
@@ -190,7 +224,18 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage) {
 		b.notice(b.ctx, req, notice, emptyMentionReply)
 		return
 	}
-	b.answer(b.ctx, req, notice)
+	if b.opensThread(req) {
+		parent := req.ChannelID
+		req = b.openThread(b.ctx, req)
+		if notice != nil && req.ChannelID != parent {
+			// The waiting notice stays behind in the channel: say where
+			// the answer went instead.
+			b.notice(b.ctx, chat.Request{ChannelID: parent, GuildID: req.GuildID, MessageID: req.MessageID}, notice,
+				movedToThreadText(req.ChannelID))
+			notice = nil
+		}
+	}
+	failed = b.answer(b.ctx, req, notice) != nil
 }
 
 // goNotice replies with a fixed text outside the channel queue, so a notice

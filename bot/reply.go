@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -62,20 +63,60 @@ type reply struct {
 	appendOnly bool
 	tail       []string
 	tailSent   int
+
+	// buttons is what the answer's first message should carry (actionStop,
+	// actionAgain, "" none; guarded by mu), shown what it does; only when
+	// withButtons.
+	withButtons   bool
+	buttons       string
+	shown         string
+	userMessageID string
+	askerID       string
 }
 
 func newReply(b *Bot, req chat.Request) *reply {
 	no := false
-	return &reply{
+	r := &reply{
 		b:         b,
 		channelID: req.ChannelID,
 		ref: &discordgo.MessageReference{
 			MessageID: req.MessageID, ChannelID: req.ChannelID, GuildID: req.GuildID,
 			FailIfNotExists: &no, // the user may have deleted it; answer anyway
 		},
-		wake:   make(chan struct{}, 1),
-		nonces: map[int]string{},
+		wake:          make(chan struct{}, 1),
+		nonces:        map[int]string{},
+		userMessageID: req.MessageID,
+		askerID:       req.AuthorID,
 	}
+	if startedThread(req) {
+		// The question opened this thread: it is the thread's first
+		// message already, in the parent channel, and cannot be replied to.
+		r.ref = &discordgo.MessageReference{}
+	}
+	return r
+}
+
+// startedThread reports whether req's message started the thread req is
+// answered in (a thread started from a message has the message's id).
+func startedThread(req chat.Request) bool {
+	return req.ParentID != "" && req.MessageID == req.ChannelID
+}
+
+// setButtons asks for the buttons want on the answer's first message.
+func (r *reply) setButtons(want string) {
+	if !r.withButtons {
+		return
+	}
+	r.mu.Lock()
+	r.buttons = want
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *reply) wantButtons() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buttons
 }
 
 // emit is the callback handed to the Responder.
@@ -213,17 +254,24 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 			continue
 		}
 		m := &r.sent[i]
-		if m.content == content {
+		buttons := i == 0 && r.withButtons && r.shown != r.wantButtons()
+		if m.content == content && !buttons {
 			continue
 		}
-		complete := final || i < len(want)-1
+		complete := final || i < len(want)-1 || m.content == content
 		if due := m.at.Add(interval); !complete && now.Before(due) {
 			if next.IsZero() || due.Before(next) {
 				next = due
 			}
 			continue
 		}
-		if err := r.edit(ctx, m.id, content); err != nil {
+		var comps []discordgo.MessageComponent
+		shown := r.shown
+		if i == 0 && r.withButtons {
+			shown = r.wantButtons()
+			comps = r.b.answerComponents(shown, r.userMessageID, r.askerID)
+		}
+		if err := r.editWith(ctx, m.id, content, comps); err != nil {
 			// Keep the old content recorded so the text is written again later.
 			m.at = now
 			if refused(err) {
@@ -238,6 +286,9 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 			continue
 		}
 		m.content, m.at = content, now
+		if i == 0 {
+			r.shown = shown
+		}
 	}
 	return next, editErr
 }
@@ -296,6 +347,13 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 	if asReply && r.ref.MessageID != "" {
 		data.Reference = r.ref
 	}
+	shown := ""
+	if slot == 0 && r.withButtons {
+		shown = r.wantButtons()
+		if shown != "" {
+			data.Components = r.b.answerComponents(shown, r.userMessageID, r.askerID)
+		}
+	}
 	id, err := createMessage(ctx, r.b.session, r.channelID, data)
 	if err != nil {
 		err = fmt.Errorf("send reply in channel %s: %w", r.channelID, err)
@@ -308,6 +366,9 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 		return "", err
 	}
 	delete(r.nonces, slot)
+	if slot == 0 {
+		r.shown = shown
+	}
 	return id, nil
 }
 
@@ -315,10 +376,19 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 // done even when its answer cannot be decoded: counting it as failed would
 // post again text the message already shows.
 func (r *reply) edit(ctx context.Context, id, content string) error {
+	return r.editWith(ctx, id, content, nil)
+}
+
+// editWith is edit that also sets the message's buttons when comps is not
+// nil (empty removes them).
+func (r *reply) editWith(ctx context.Context, id, content string, comps []discordgo.MessageComponent) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
 	e := discordgo.NewMessageEdit(r.channelID, id).SetContent(content)
 	e.AllowedMentions = noMentions()
+	if comps != nil {
+		e.Components = &comps
+	}
 	_, err := r.b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx))
 	switch {
 	case err == nil:
@@ -342,10 +412,18 @@ func (r *reply) typing(ctx context.Context) {
 
 // answer runs one turn: the responder streams events while run renders them.
 // notice, when set, is a message of the bot's that the answer takes over.
-func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage) {
+// It returns the turn's failure (nil when answered, or stopped with 停止).
+func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage) error {
 	// One id follows the turn through every log line and LLM record.
 	ctx = chat.WithTurnID(ctx, chat.NewTurnID())
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	r := newReply(b, req)
+	if r.withButtons = len(b.opts.ButtonKey) > 0 && req.MessageID != ""; r.withButtons {
+		r.buttons = actionStop
+	}
+	untrack := b.track(req.MessageID, req.AuthorID, stop)
+	defer untrack()
 	if notice != nil {
 		r.sent = append(r.sent, *notice)
 	}
@@ -355,14 +433,26 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 		r.run(ctx)
 	}()
 	req = b.prepare(ctx, req)
-	err := b.respond(ctx, req, r.emit)
-	if err != nil && ctx.Err() != nil {
+	req, notes := b.withDocuments(ctx, req)
+	noted := false
+	err := b.respond(ctx, req, withNotes(notes, r.emit, &noted))
+	untrack()
+	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errUserStopped):
+		err = fmt.Errorf("%w: %w", errUserStopped, err)
+	case err != nil && ctx.Err() != nil:
 		err = fmt.Errorf("%w: %w", errStopped, err)
+	case err == nil && !noted:
+		r.emit(llm.Text{Text: "\n\n" + strings.Join(notes, "\n")})
 	}
+	r.setButtons(actionAgain)
 	r.finish(err)
 	r.mu.Lock()
 	failed, fatal := r.view.err, r.fatal
 	r.mu.Unlock()
+	if errors.Is(failed, errUserStopped) {
+		failed = nil // what was written stays, as asked
+	}
 	if failed != nil && fatal == nil {
 		b.log.ErrorContext(ctx, "answer failed", "channel_id", req.ChannelID, "message_id", req.MessageID,
 			"author_id", req.AuthorID, "err", failed)
@@ -383,6 +473,10 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
 		}
 	}
+	if failed == nil && fatal != nil {
+		failed = fatal
+	}
+	return failed
 }
 
 // respond calls the Responder, turning a panic into an error.

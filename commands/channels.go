@@ -37,7 +37,9 @@ type Channels struct {
 	// DefaultModel is the chat model in force when nothing is set
 	// (DEFAULT_MODEL, or the admin page's setting).
 	DefaultModel func() string
-	Log          *slog.Logger
+	// Modes learns a /channel mode change at once; optional.
+	Modes ModeSetter
+	Log   *slog.Logger
 }
 
 func scopeOption(what string) Option {

@@ -48,6 +48,8 @@ type Message struct {
 	EnforceNonce bool
 	// CreatedAt is when the fake made the message.
 	CreatedAt time.Time
+	// Reactions are the bot's reactions on the message now, in order.
+	Reactions []string
 }
 
 // nonceEntry is the message an enforced nonce made, and when.
@@ -141,6 +143,9 @@ func (s *Server) channelLocked(method, channelID string, rest []string, body jso
 	}
 	if !s.channels[channelID] {
 		return apiError(http.StatusNotFound, 10003, "Unknown Channel")
+	}
+	if res, ok := s.messageRouteLocked(method, channelID, rest, body); ok {
+		return res
 	}
 	switch {
 	case len(rest) == 1 && rest[0] == "typing" && method == http.MethodPost:

@@ -53,6 +53,7 @@ type Server struct {
 	// Channels, threads, servers and members.
 	channels     map[string]bool
 	threads      map[string]string // thread id -> parent channel id
+	threadNames  map[string]string // thread id -> name, for threads the bot started
 	channelGuild map[string]string // channel id -> guild id (PutChannelInGuild)
 	guilds       []string          // guilds in READY
 	members      map[string]bool   // "guild id/user id" of AddMember
@@ -65,6 +66,8 @@ type Server struct {
 	nonces   map[string]nonceEntry
 	webhooks map[string]webhook
 	uploads  []Attachment // files of the request being routed
+	// reactionLog is the bot's reaction calls by message: "+⏳", "-⏳".
+	reactionLog map[string][]string
 
 	// Application commands and interactions.
 	commands     []*discordgo.ApplicationCommand
@@ -108,6 +111,8 @@ func New(t testing.TB) *Server {
 		quit:         make(chan struct{}),
 		channels:     map[string]bool{},
 		threads:      map[string]string{},
+		threadNames:  map[string]string{},
+		reactionLog:  map[string][]string{},
 		channelGuild: map[string]string{},
 		overwrites:   map[string][]*discordgo.PermissionOverwrite{},
 		guilds:       []string{DefaultGuildID},

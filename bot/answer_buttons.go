@@ -1,0 +1,152 @@
+package bot
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/commands"
+)
+
+// The buttons on an answer: 停止 while it streams, 再生成 once it is done.
+// Their custom ids name the action, the user's message and its author, and
+// are signed with Options.ButtonKey, so a press after a restart is still
+// understood by whichever process holds the gateway, and a forged one is
+// refused:
+//
+//	yz:a:<action>:<user message id>:<asker id>:<signature>
+const answerButtonPrefix = "yz:a:"
+
+// Answer button actions.
+const (
+	actionStop  = "stop"  // 「停止」
+	actionAgain = "again" // 「再生成」
+)
+
+// answerSigLen is a signature's length in base64 characters (96 bits).
+const answerSigLen = 16
+
+// Texts of the answer buttons.
+const (
+	stoppedByUserNote  = "(停止しました)"
+	notAskerReply      = "このボタンを押せるのは、質問した人（またはメッセージの管理権限を持つ人）だけです。"
+	forgedButtonReply  = "このボタンは使えません。"
+	notRunningReply    = "この回答はもう終わっています。"
+	stillRunningReply  = "まだ答えているところです。終わってから押してください。"
+	againFailedReply   = "質問のメッセージが見つからないため、もう一度答えられませんでした。"
+	againNotLatestText = "これより後に会話が続いているため、この回答は再生成できません。"
+)
+
+// errUserStopped cuts a turn whose 停止 was pressed.
+var errUserStopped = errors.New("stopped by the user")
+
+// errForgedAnswerButton is a custom id whose signature does not match.
+var errForgedAnswerButton = errors.New("the button's id is not one yorozu signed")
+
+// answerButton is what an answer button's custom id says.
+type answerButton struct {
+	action    string
+	messageID string // the user's message
+	askerID   string
+}
+
+func (b *Bot) answerButtonID(a answerButton) string {
+	body := a.action + ":" + a.messageID + ":" + a.askerID
+	return answerButtonPrefix + body + ":" + signButton(b.opts.ButtonKey, body)
+}
+
+func signButton(key []byte, body string) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(body))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))[:answerSigLen]
+}
+
+// readAnswerButton checks a pressed answer button's custom id.
+func (b *Bot) readAnswerButton(customID string) (answerButton, error) {
+	rest, ok := strings.CutPrefix(customID, answerButtonPrefix)
+	parts := strings.Split(rest, ":")
+	if !ok || len(parts) != 4 || len(b.opts.ButtonKey) == 0 {
+		return answerButton{}, fmt.Errorf("button %q: not an answer button", customID)
+	}
+	body := strings.Join(parts[:3], ":")
+	if !hmac.Equal([]byte(parts[3]), []byte(signButton(b.opts.ButtonKey, body))) {
+		return answerButton{}, fmt.Errorf("button %q: %w", customID, errForgedAnswerButton)
+	}
+	a := answerButton{action: parts[0], messageID: parts[1], askerID: parts[2]}
+	if (a.action != actionStop && a.action != actionAgain) || a.messageID == "" {
+		return answerButton{}, fmt.Errorf("button %q: unknown action %q", customID, a.action)
+	}
+	return a, nil
+}
+
+// answerComponents are the buttons of an answer in state want (actionStop
+// while it streams, actionAgain when done, "" none): an empty, non-nil
+// list removes them.
+func (b *Bot) answerComponents(want string, messageID, askerID string) []discordgo.MessageComponent {
+	if want == "" {
+		return []discordgo.MessageComponent{}
+	}
+	label, style := "停止", discordgo.DangerButton
+	if want == actionAgain {
+		label, style = "再生成", discordgo.SecondaryButton
+	}
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.Button{Label: label, Style: style,
+			CustomID: b.answerButtonID(answerButton{action: want, messageID: messageID, askerID: askerID})},
+	}}}
+}
+
+// runningTurn is an answer streaming now, which 停止 can cut.
+type runningTurn struct {
+	askerID string
+	stop    context.CancelCauseFunc
+}
+
+// track registers a streaming answer under its user's message; the
+// returned func unregisters it.
+func (b *Bot) track(messageID, askerID string, stop context.CancelCauseFunc) func() {
+	t := &runningTurn{askerID: askerID, stop: stop}
+	b.mu.Lock()
+	b.running[messageID] = t
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.running[messageID] == t {
+			delete(b.running, messageID)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// pressAnswer answers a press of 停止 or 再生成.
+func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressReply {
+	a, err := b.readAnswerButton(p.CustomID)
+	if err != nil {
+		b.log.Warn("answer button refused", "custom_id", p.CustomID, "user_id", p.UserID, "err", err)
+		return commands.PressReply{Text: forgedButtonReply}
+	}
+	if p.UserID != a.askerID && p.Perms&commands.ManageMessages == 0 {
+		return commands.PressReply{Text: notAskerReply}
+	}
+	b.mu.Lock()
+	t := b.running[a.messageID]
+	b.mu.Unlock()
+	switch {
+	case a.action == actionStop && t != nil:
+		b.log.Info("answer stopped by a press", "channel_id", p.ChannelID, "message_id", a.messageID, "user_id", p.UserID)
+		t.stop(errUserStopped)
+		return commands.PressReply{} // the turn writes the rest itself
+	case a.action == actionStop:
+		// The answer ended (or its process did): drop the stale button.
+		return commands.PressReply{Update: p.Content, Text: notRunningReply}
+	case t != nil:
+		return commands.PressReply{Text: stillRunningReply}
+	}
+	return b.again(ctx, p, a)
+}

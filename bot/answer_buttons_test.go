@@ -1,0 +1,185 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// fakeTurns records the turns forgotten for 再生成.
+type fakeTurns struct {
+	mu     sync.Mutex
+	forgot []string
+}
+
+func (f *fakeTurns) ForgetTurn(_ context.Context, key memory.SessionKey, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forgot = append(f.forgot, string(key)+"/"+id)
+	return nil
+}
+
+func (f *fakeTurns) list() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.forgot...)
+}
+
+func startAnswerButtons(t *testing.T, turns TurnForgetter) *harness {
+	t.Helper()
+	h, _ := startFaulty(t, func(srv *discordtest.Server) {
+		srv.AddChannel(chanID)
+		srv.PutChannelInGuild(chanID, guildID)
+	}, func(o *Options) {
+		o.ButtonKey = []byte("test-key")
+		o.Turns = turns
+	})
+	return h
+}
+
+// buttonOn waits for the bot's first message in channel to carry one
+// button labelled label, and returns the message and the button.
+func (h *harness) buttonOn(channel, label string) (discordtest.Message, *discordgo.Button) {
+	h.t.Helper()
+	var msg discordtest.Message
+	var btn *discordgo.Button
+	h.waitBot(channel, func(ms []discordtest.Message) bool {
+		if len(ms) == 0 {
+			return false
+		}
+		msg = ms[0]
+		bs := msg.Buttons()
+		if len(bs) != 1 || bs[0].Label != label {
+			return false
+		}
+		btn = bs[0]
+		return true
+	})
+	return msg, btn
+}
+
+// ephemeral waits for the answer to press i and returns its text, failing
+// unless only the presser sees it.
+func (h *harness) ephemeral(i *discordgo.Interaction) string {
+	h.t.Helper()
+	r := h.answer(i)
+	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		h.t.Fatalf("answer = type %d %+v, want an ephemeral message", r.Type, r.Data)
+	}
+	return r.Data.Content
+}
+
+// 停止 cuts the model call at once; the text so far stays, marked, and
+// 再生成 takes the button's place. Only the asker or a moderator may
+// press it; a forged id is refused.
+func TestStopButton(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	cut := make(chan struct{})
+	h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		if err := emit(llm.Text{Text: "途中まで書いた答え"}); err != nil {
+			return err
+		}
+		<-ctx.Done() // a model call that would run on
+		close(cut)
+		return ctx.Err()
+	}
+	h.mention(chanID, "7", "長い話をして")
+	msg, stop := h.buttonOn(chanID, "停止")
+	if msg.Content != "途中まで書いた答え" {
+		t.Fatalf("streaming message = %q", msg.Content)
+	}
+
+	// Someone else may not; the answer goes on.
+	i := h.srv.PressButton(chanID, msg.ID, stop.CustomID, &discordgo.User{ID: "8"}, 0)
+	if got := h.ephemeral(i); got != notAskerReply {
+		t.Errorf("another user's press = %q, want %q", got, notAskerReply)
+	}
+	select {
+	case <-cut:
+		t.Fatal("another user's press stopped the answer")
+	default:
+	}
+	// A forged id (another signature) is refused.
+	forged := stop.CustomID[:len(stop.CustomID)-answerSigLen] + "AAAAAAAAAAAAAAAA"
+	fmsg := h.postButtons(chanID, forged)
+	i = h.srv.PressButton(chanID, fmsg, forged, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != forgedButtonReply {
+		t.Errorf("forged press = %q, want %q", got, forgedButtonReply)
+	}
+
+	pressed := time.Now()
+	h.srv.PressButton(chanID, msg.ID, stop.CustomID, &discordgo.User{ID: "7"}, 0)
+	select {
+	case <-cut:
+	case <-time.After(time.Second):
+		t.Fatal("the model call was not cut within a second of 停止")
+	}
+	t.Logf("cut %v after the press", time.Since(pressed))
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) >= 1 && ms[0].Content == "途中まで書いた答え\n\n"+stoppedByUserNote &&
+			len(ms[0].Buttons()) == 1 && ms[0].Buttons()[0].Label == "再生成"
+	})
+}
+
+// A moderator (Manage Messages) may stop someone else's answer.
+func TestStopButtonByModerator(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "書きかけ"})
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	h.mention(chanID, "7", "話して")
+	msg, stop := h.buttonOn(chanID, "停止")
+	h.srv.PressButton(chanID, msg.ID, stop.CustomID, &discordgo.User{ID: "9"}, discordgo.PermissionManageMessages)
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 1 && ms[0].Content == "書きかけ\n\n"+stoppedByUserNote
+	})
+}
+
+// 再生成 answers the same question again in the same message, and the
+// old turn is forgotten so the conversation keeps the new answer.
+func TestAgainButton(t *testing.T) {
+	t.Parallel()
+	turns := &fakeTurns{}
+	h := startAnswerButtons(t, turns)
+	n := 0
+	var mu sync.Mutex
+	h.resp.script = func(_ context.Context, req chat.Request, emit func(llm.Event) error) error {
+		mu.Lock()
+		n++
+		text := map[int]string{1: "最初の答え", 2: "二度目の答え"}[n]
+		mu.Unlock()
+		emit(llm.Text{Text: text + " (" + req.Text + ")"})
+		return emit(llm.Done{})
+	}
+	q := h.mention(chanID, "7", "おすすめの本は？")
+	msg, again := h.buttonOn(chanID, "再生成")
+	if msg.Content != "最初の答え (おすすめの本は？)" {
+		t.Fatalf("answer = %q", msg.Content)
+	}
+	i := h.srv.PressButton(chanID, msg.ID, again.CustomID, &discordgo.User{ID: "8"}, 0)
+	if got := h.ephemeral(i); got != notAskerReply {
+		t.Errorf("another user's 再生成 = %q", got)
+	}
+	h.srv.PressButton(chanID, msg.ID, again.CustomID, &discordgo.User{ID: "7"}, 0)
+	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 1 && ms[0].Content == "二度目の答え (おすすめの本は？)" && len(ms[0].Buttons()) == 1
+	})
+	if ms[0].ID != msg.ID {
+		t.Errorf("new answer in message %s, want the old one %s edited", ms[0].ID, msg.ID)
+	}
+	if got := turns.list(); len(got) != 1 || got[0] != "discord:channel:"+chanID+"/"+q.ID {
+		t.Errorf("forgotten turns = %v, want the first answer's", got)
+	}
+}

@@ -1,0 +1,155 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yorozu-bot/yorozu/chat"
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools/browse"
+	"github.com/yorozu-bot/yorozu/vision"
+)
+
+// Documents attached to a mention (or to the message it replies to): text,
+// Markdown, CSV, JSON, HTML and PDF files are downloaded from Discord, read
+// with the web tools' extraction and kept as the conversation's fetched
+// files, so the model reads them with read_fetched_file, in this turn and
+// later ones. The model is told each file's name, size, id and the first
+// part of its text.
+
+// DocumentKeeper keeps a document's text with a conversation;
+// *memory.Memory satisfies it.
+type DocumentKeeper interface {
+	KeepFetched(ctx context.Context, key memory.SessionKey, doc memory.FetchedDoc) (db.FetchedFile, error)
+}
+
+const (
+	// maxDocumentBytes is the largest document file read (10 MB).
+	maxDocumentBytes = 10 << 20
+	// documentPreviewRunes is how much of a document's text the model is
+	// given with the question; it reads the rest with read_fetched_file.
+	documentPreviewRunes = 3000
+	// documentTool names the documents kept from Discord in the fetched
+	// files list.
+	documentTool = "discord_attachment"
+)
+
+// withDocuments reads and keeps req's documents and adds what the model
+// needs of them to the question. It returns the lines that tell the user
+// which files were not read and why; images are left to the chat handler.
+func (b *Bot) withDocuments(ctx context.Context, req chat.Request) (chat.Request, []string) {
+	var notes, parts []string
+	for _, a := range req.Attachments {
+		if vision.IsImage(a.ContentType, a.Filename) {
+			continue
+		}
+		part, note := b.readDocument(ctx, req, a)
+		if note != "" {
+			notes = append(notes, note)
+			continue
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) > 0 {
+		req.Text = strings.TrimSpace(req.Text + "\n\n" + strings.Join(parts, "\n\n"))
+	}
+	return req, notes
+}
+
+// readDocument reads and keeps one document: the text the model is given,
+// or the line telling the user why it was not read.
+func (b *Bot) readDocument(ctx context.Context, req chat.Request, a chat.Attachment) (part, note string) {
+	name := a.Filename
+	if browse.DocumentKind(a.Filename, a.ContentType) == "" {
+		return "", fmt.Sprintf("※「%s」は読めない種類のファイルです（読めるのはテキスト・Markdown・CSV・JSON・HTML・PDF）。", name)
+	}
+	if a.Size > maxDocumentBytes {
+		return "", fmt.Sprintf("※「%s」は大きすぎるため読んでいません（%s、10 MB まで）。", name, sizeText(int64(a.Size)))
+	}
+	if b.opts.Documents == nil {
+		return "", fmt.Sprintf("※「%s」は読んでいません（ファイルの保存先がありません）。", name)
+	}
+	data, err := b.fetchFile(ctx, a.URL, maxDocumentBytes, func(string) bool { return true })
+	if err != nil {
+		b.log.InfoContext(ctx, "document not read", "channel_id", req.ChannelID, "file", name, "err", err)
+		if errors.Is(err, vision.ErrTooLarge) {
+			return "", fmt.Sprintf("※「%s」は大きすぎるため読んでいません（10 MB まで）。", name)
+		}
+		return "", fmt.Sprintf("※「%s」をダウンロードできませんでした。", name)
+	}
+	kind, text, err := browse.ReadDocument(data, a.Filename, a.ContentType)
+	if err != nil {
+		b.log.InfoContext(ctx, "document unreadable", "channel_id", req.ChannelID, "file", name, "err", err)
+		return "", fmt.Sprintf("※「%s」から文字を読み取れませんでした。", name)
+	}
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	f, err := b.opts.Documents.KeepFetched(sctx, memory.SessionKey(req.Session), memory.FetchedDoc{
+		URL: documentURL(a.URL), Title: name, MediaType: kind, Size: int64(len(data)), Text: text, Tool: documentTool,
+		Source: req.Source, GuildID: req.GuildID, ChannelID: req.ChannelID,
+	})
+	if err != nil {
+		b.log.WarnContext(ctx, "keep document", "channel_id", req.ChannelID, "file", name, "err", err)
+		return "", fmt.Sprintf("※「%s」を保存できなかったため読んでいません。", name)
+	}
+	preview, cut := text, false
+	if utf8.RuneCountInString(preview) > documentPreviewRunes {
+		preview, cut = string([]rune(preview)[:documentPreviewRunes]), true
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "[添付ファイル「%s」(%s, %s, file_id=%d)", name, sizeText(int64(len(data))), kind, f.ID)
+	if cut {
+		fmt.Fprintf(&sb, "。全文は read_fetched_file(file_id=%d) で読めます。冒頭:", f.ID)
+	} else {
+		sb.WriteString(" 全文:")
+	}
+	sb.WriteString("\n" + strings.TrimSpace(preview) + "\n]")
+	return sb.String(), ""
+}
+
+// documentURL is where a document is kept under: the attachment's address
+// without Discord's expiring signature, so a file attached again replaces
+// its copy.
+func documentURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// sizeText is n bytes for people: 512 B, 1.2 KB, 3.4 MB.
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// withNotes emits notes as a last paragraph of the answer, before its end.
+// It reports, through emitted, whether they went out.
+func withNotes(notes []string, emit func(llm.Event) error, emitted *bool) func(llm.Event) error {
+	if len(notes) == 0 {
+		*emitted = true
+		return emit
+	}
+	return func(ev llm.Event) error {
+		if _, done := ev.(llm.Done); done && !*emitted {
+			*emitted = true
+			if err := emit(llm.Text{Text: "\n\n" + strings.Join(notes, "\n")}); err != nil {
+				return err
+			}
+		}
+		return emit(ev)
+	}
+}

@@ -1,0 +1,26 @@
+package db
+
+import (
+	"context"
+	"fmt"
+)
+
+// DeleteTurn deletes the user message platformMessageID of session key and
+// the answers to it (an answer regenerated replaces them), and returns how
+// many messages went. A message already summarised is deleted too: its
+// summary stays.
+func DeleteTurn(ctx context.Context, q Querier, key, platformMessageID string) (int64, error) {
+	tag, err := q.Exec(ctx, `
+WITH u AS MATERIALIZED (
+    SELECT id FROM messages
+    WHERE string_to_array(platform_message_id, ' ') @> ARRAY[$2::text] AND $2 <> ''
+      AND platform_message_id = $2 AND role = 'user'
+      AND session_id = (SELECT id FROM sessions WHERE key = $1)
+)
+DELETE FROM messages AS m USING u
+WHERE m.id = u.id OR (m.reply_to_id = u.id AND m.role = 'assistant')`, key, platformMessageID)
+	if err != nil {
+		return 0, fmt.Errorf("delete turn of message %s in session %q: %w", platformMessageID, key, err)
+	}
+	return tag.RowsAffected(), nil
+}
