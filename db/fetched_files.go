@@ -137,12 +137,20 @@ WHERE id = $1 AND session_id = (SELECT id FROM sessions WHERE key = $2)`, id, ke
 // document.
 func HasFetchedFilesByKey(ctx context.Context, q Querier, key string) (bool, error) {
 	var ok bool
-	err := q.QueryRow(ctx, `
-SELECT EXISTS (SELECT 1 FROM fetched_files WHERE session_id = (SELECT id FROM sessions WHERE key = $1))`, key).Scan(&ok)
+	err := q.QueryRow(ctx, hasFetchedFilesByKey, key).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("fetched files of session %q: %w", key, err)
 	}
 	return ok, nil
+}
+
+const hasFetchedFilesByKey = `
+SELECT EXISTS (SELECT 1 FROM fetched_files WHERE session_id = (SELECT id FROM sessions WHERE key = $1))`
+
+// QueueHasFetchedFilesByKey queues HasFetchedFilesByKey on b, into dst.
+func QueueHasFetchedFilesByKey(b *Batch, key string, dst *bool) {
+	b.names = append(b.names, "fetched files of session "+key)
+	b.b.Queue(hasFetchedFilesByKey, key).QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
 }
 
 // DeleteFetchedFilesByKey drops the documents of the session with key (the

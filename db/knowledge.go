@@ -118,8 +118,7 @@ type KnowledgeHeading struct {
 // LatestKnowledge returns the headings of the newest limit entries of space,
 // newest first.
 func LatestKnowledge(ctx context.Context, q Querier, space string, limit int) ([]KnowledgeHeading, error) {
-	rows, err := q.Query(ctx, `SELECT id, title, created_at FROM knowledge_entries
-WHERE space = $2 ORDER BY created_at DESC, id DESC LIMIT $1`, limit, space)
+	rows, err := q.Query(ctx, latestKnowledge, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("latest knowledge: %w", err)
 	}
@@ -128,6 +127,14 @@ WHERE space = $2 ORDER BY created_at DESC, id DESC LIMIT $1`, limit, space)
 		return nil, fmt.Errorf("latest knowledge: %w", err)
 	}
 	return hs, nil
+}
+
+const latestKnowledge = `SELECT id, title, created_at FROM knowledge_entries
+WHERE space = $2 ORDER BY created_at DESC, id DESC LIMIT $1`
+
+// QueueLatestKnowledge queues LatestKnowledge on b, into dst.
+func QueueLatestKnowledge(b *Batch, space string, limit int, dst *[]KnowledgeHeading) {
+	queueRows(b, "latest knowledge", dst, latestKnowledge, limit, space)
 }
 
 // UnfiledKnowledge returns the entries whose file lies directly in folder

@@ -70,13 +70,7 @@ WHERE session_id = $1 AND folded_into IS NULL ORDER BY period_end, id`, sessionI
 // newest limit summaries (still returned oldest first); a session that does
 // not exist has none.
 func LiveMemoriesByKey(ctx context.Context, q Querier, key string, limit int) ([]Memory, error) {
-	rows, err := q.Query(ctx, `
-SELECT * FROM (
-    SELECT `+memoryColumns+` FROM memories
-    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL
-    ORDER BY period_end DESC, id DESC
-    LIMIT $2
-) live ORDER BY period_end, id`, key, limit)
+	rows, err := q.Query(ctx, liveMemoriesByKey, key, limit)
 	if err != nil {
 		return nil, fmt.Errorf("live memories of session %q: %w", key, err)
 	}
@@ -85,6 +79,19 @@ SELECT * FROM (
 		return nil, fmt.Errorf("live memories of session %q: %w", key, err)
 	}
 	return ms, nil
+}
+
+const liveMemoriesByKey = `
+SELECT * FROM (
+    SELECT ` + memoryColumns + ` FROM memories
+    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL
+    ORDER BY period_end DESC, id DESC
+    LIMIT $2
+) live ORDER BY period_end, id`
+
+// QueueLiveMemoriesByKey queues LiveMemoriesByKey on b, into dst.
+func QueueLiveMemoriesByKey(b *Batch, key string, limit int, dst *[]Memory) {
+	queueRows(b, "live memories of session "+key, dst, liveMemoriesByKey, key, limit)
 }
 
 // FoldMemories marks the summaries ids as folded into the summary into. Only

@@ -76,13 +76,7 @@ RETURNING `+messageColumns,
 // messages_session_recent_idx); a session that does not exist yet has no
 // messages.
 func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, `
-SELECT * FROM (
-    SELECT `+messageColumns+` FROM messages
-    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND archived_at IS NULL
-    ORDER BY created_at DESC, id DESC
-    LIMIT $2
-) recent ORDER BY created_at, id`, key, limit)
+	rows, err := q.Query(ctx, recentMessagesByKey, key, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
 	}
@@ -91,6 +85,19 @@ SELECT * FROM (
 		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
 	}
 	return ms, nil
+}
+
+const recentMessagesByKey = `
+SELECT * FROM (
+    SELECT ` + messageColumns + ` FROM messages
+    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND archived_at IS NULL
+    ORDER BY created_at DESC, id DESC
+    LIMIT $2
+) recent ORDER BY created_at, id`
+
+// QueueRecentMessagesByKey queues RecentMessagesByKey on b, into dst.
+func QueueRecentMessagesByKey(b *Batch, key string, limit int, dst *[]Message) {
+	queueRows(b, "recent messages of session "+key, dst, recentMessagesByKey, key, limit)
 }
 
 // SetReplyPlatformID stores the platform id of the reply to the user message

@@ -353,11 +353,7 @@ type NoteIndexItem struct {
 // NotesIndexByKey returns up to limit pages of space in order, each with the
 // start of its content and whether the session with key linked it.
 func NotesIndexByKey(ctx context.Context, q Querier, space, key string, limit int) ([]NoteIndexItem, error) {
-	rows, err := q.Query(ctx, `
-SELECT p.id, p.title, p.section, left(p.content, 40) AS head,
-       EXISTS (SELECT 1 FROM session_note_pages l JOIN sessions s ON s.id = l.session_id
-               WHERE s.key = $1 AND l.page_id = p.id) AS linked
-FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`, key, limit, space)
+	rows, err := q.Query(ctx, notesIndexByKey, key, limit, space)
 	if err != nil {
 		return nil, fmt.Errorf("notes index for %q: %w", key, err)
 	}
@@ -371,10 +367,7 @@ FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`, key, limit, 
 // LinkedNotePagesByKey returns the pages of space linked to the session
 // with key, in page order.
 func LinkedNotePagesByKey(ctx context.Context, q Querier, space, key string) ([]NotePage, error) {
-	rows, err := q.Query(ctx, `
-SELECT p.id, p.space, p.title, p.content, p.section, p.position, p.created_at, p.updated_at
-FROM note_pages p JOIN session_note_pages l ON l.page_id = p.id JOIN sessions s ON s.id = l.session_id
-WHERE s.key = $1 AND p.space = $2 ORDER BY p.position`, key, space)
+	rows, err := q.Query(ctx, linkedNotePagesByKey, key, space)
 	if err != nil {
 		return nil, fmt.Errorf("linked note pages of %q: %w", key, err)
 	}
@@ -383,6 +376,28 @@ WHERE s.key = $1 AND p.space = $2 ORDER BY p.position`, key, space)
 		return nil, fmt.Errorf("linked note pages of %q: %w", key, err)
 	}
 	return ps, nil
+}
+
+const (
+	notesIndexByKey = `
+SELECT p.id, p.title, p.section, left(p.content, 40) AS head,
+       EXISTS (SELECT 1 FROM session_note_pages l JOIN sessions s ON s.id = l.session_id
+               WHERE s.key = $1 AND l.page_id = p.id) AS linked
+FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`
+	linkedNotePagesByKey = `
+SELECT p.id, p.space, p.title, p.content, p.section, p.position, p.created_at, p.updated_at
+FROM note_pages p JOIN session_note_pages l ON l.page_id = p.id JOIN sessions s ON s.id = l.session_id
+WHERE s.key = $1 AND p.space = $2 ORDER BY p.position`
+)
+
+// QueueNotesIndexByKey queues NotesIndexByKey on b, into dst.
+func QueueNotesIndexByKey(b *Batch, space, key string, limit int, dst *[]NoteIndexItem) {
+	queueRows(b, "notes index for "+key, dst, notesIndexByKey, key, limit, space)
+}
+
+// QueueLinkedNotePagesByKey queues LinkedNotePagesByKey on b, into dst.
+func QueueLinkedNotePagesByKey(b *Batch, space, key string, dst *[]NotePage) {
+	queueRows(b, "linked note pages of "+key, dst, linkedNotePagesByKey, key, space)
 }
 
 // AppendNoteContent adds text to the end of a page's content, on a new line

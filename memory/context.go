@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/yorozu-bot/yorozu/db"
 )
@@ -118,8 +117,8 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	}
 	kbDone := m.startKBQuery(ctx, space, userText)
 
-	// The layers are independent reads: run them at once, each on its own
-	// pooled connection, so the context costs one round-trip, not five.
+	// The layers are independent reads: queue them in one batch, so the
+	// context costs one round trip on one connection.
 	var (
 		history   []db.Message
 		summaries []db.Memory
@@ -127,33 +126,15 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		notes     []db.NoteIndexItem
 		linked    []db.NotePage
 		fetched   bool
+		b         db.Batch
 	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		history, err = db.RecentMessagesByKey(gctx, m.pool, string(key), m.opts.MaxMessages)
-		return err
-	})
-	g.Go(func() (err error) {
-		summaries, err = db.LiveMemoriesByKey(gctx, m.pool, string(key), maxSummaries)
-		return err
-	})
-	g.Go(func() (err error) {
-		headings, err = db.LatestKnowledge(gctx, m.pool, string(space), KnowledgeHeadings)
-		return err
-	})
-	g.Go(func() (err error) {
-		notes, err = db.NotesIndexByKey(gctx, m.pool, string(space), string(key), maxNotesIndex)
-		return err
-	})
-	g.Go(func() (err error) {
-		linked, err = db.LinkedNotePagesByKey(gctx, m.pool, string(space), string(key))
-		return err
-	})
-	g.Go(func() (err error) {
-		fetched, err = db.HasFetchedFilesByKey(gctx, m.pool, string(key))
-		return err
-	})
-	if err := g.Wait(); err != nil {
+	db.QueueRecentMessagesByKey(&b, string(key), m.opts.MaxMessages, &history)
+	db.QueueLiveMemoriesByKey(&b, string(key), maxSummaries, &summaries)
+	db.QueueLatestKnowledge(&b, string(space), KnowledgeHeadings, &headings)
+	db.QueueNotesIndexByKey(&b, string(space), string(key), maxNotesIndex, &notes)
+	db.QueueLinkedNotePagesByKey(&b, string(space), string(key), &linked)
+	db.QueueHasFetchedFilesByKey(&b, string(key), &fetched)
+	if err := b.Send(ctx, m.pool); err != nil {
 		kbDone()
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}

@@ -305,6 +305,27 @@ func (r *statementRecorder) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pg
 	}
 }
 
+// TraceBatchStart implements pgx.BatchTracer: a batch's reads (the
+// context's) are recorded one by one.
+func (r *statementRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+// TraceBatchQuery implements pgx.BatchTracer.
+func (r *statementRecorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	if d.Err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.on {
+		r.stmts = append(r.stmts, statement{sql: d.SQL, args: slices.Clone(d.Args)})
+	}
+}
+
+// TraceBatchEnd implements pgx.BatchTracer.
+func (r *statementRecorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // tracedPool opens url as db.Open does, with rec tracing every statement.
 func tracedPool(t testing.TB, url string, rec pgx.QueryTracer) *pgxpool.Pool {
 	t.Helper()
@@ -322,4 +343,7 @@ func tracedPool(t testing.TB, url string, rec pgx.QueryTracer) *pgxpool.Pool {
 	return pool
 }
 
-var _ pgx.QueryTracer = (*statementRecorder)(nil)
+var (
+	_ pgx.QueryTracer = (*statementRecorder)(nil)
+	_ pgx.BatchTracer = (*statementRecorder)(nil)
+)
