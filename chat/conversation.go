@@ -93,7 +93,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	imgs := c.images(ctx, model, req)
 	msgs = withImages(msgs, imgs.send)
-	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, notesBeforeEnd(imgs.notes, emit))
+	var act activityLog
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, act.watch(notesBeforeEnd(imgs.notes, emit)))
 	// A failed turn is kept too (the user's message, and whatever part of
 	// the answer was written), so the next turn has it in context.
 	at := req.At
@@ -109,7 +110,12 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
 			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
 		},
-		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now()},
+		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a},
+	}
+	if runErr != nil && Stopped(ctx) {
+		// Kept with its mark, so the next turn's model knows it was cut.
+		turn.Reply.Content = MarkStopped(res.Content)
+		turn.Reply.Activity.Stopped = true
 	}
 	turn.User.ReplyTo = req.ReplyTo
 	// The reply is already out; keeping it must not be cut short by a

@@ -36,6 +36,9 @@ type MessageRecord struct {
 	// Images are what is kept of the pictures sent with a user's message
 	// (name, size, dimensions; never the bytes).
 	Images []db.MessageImage
+	// Activity is what a reply's turn did (tools, sources, stopped), kept
+	// with the reply.
+	Activity db.Activity
 }
 
 // Record stores a turn in session key, creating the session if needed. The
@@ -76,8 +79,14 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 			return nil
 		}
 		reply, err := db.InsertMessage(ctx, tx, messageParams(s.ID, db.RoleAssistant, turn.Reply, replyAt, &user.ID))
+		if err != nil {
+			return err
+		}
 		stored = append(stored, reply)
-		return err
+		if turn.Reply.Activity.Empty() {
+			return nil
+		}
+		return db.SetMessageActivity(ctx, tx, reply.ID, turn.Reply.Activity)
 	})
 	if err != nil {
 		return fmt.Errorf("record turn in session %q: %w", key, err)

@@ -26,6 +26,7 @@ type sessionJSON struct {
 	Model     string    `json:"model"`
 	Space     string    `json:"space"`     // whose memory: "guild:<id>", "dm:<user id>", "web"
 	ReadOnly  bool      `json:"read_only"` // Discord conversations are shown, not continued
+	Live      bool      `json:"live"`      // a turn is in flight: GET /chat/sessions/{id}/live follows it
 	UpdatedAt time.Time `json:"updated_at"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -94,8 +95,10 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]sessionJSON, len(ss))
+	live := s.lanes.live.sessions()
 	for i, sess := range ss {
 		out[i] = toSessionJSON(sess)
+		out[i].Live = live[sess.ID]
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -157,9 +160,16 @@ type messageJSON struct {
 	// Images are what is kept of the pictures sent with the message (the
 	// history only; never the bytes).
 	Images []db.MessageImage `json:"images,omitempty"`
+	// Tools, Sources and Stopped are what the answer's turn did.
+	Tools   []toolEvent  `json:"tools,omitempty"`
+	Sources []sourceJSON `json:"sources,omitempty"`
+	Stopped bool         `json:"stopped,omitempty"`
+	// Branch is set on the first message of a point where the conversation
+	// has versions (再生成, 編集): which one is shown, of how many.
+	Branch *db.BranchSet `json:"branch,omitempty"`
 }
 
-func toMessagesJSON(ms []db.Message, withIDs bool) []messageJSON {
+func toMessagesJSON(ms []db.Message, withIDs bool, acts map[int64]db.Activity) []messageJSON {
 	out := make([]messageJSON, len(ms))
 	for i, m := range ms {
 		out[i] = messageJSON{Role: m.Role, Content: m.Content, AuthorName: m.AuthorName, Model: m.Model,
@@ -167,8 +177,32 @@ func toMessagesJSON(ms []db.Message, withIDs bool) []messageJSON {
 		if withIDs {
 			out[i].ID = m.ID
 		}
+		if a, ok := acts[m.ID]; ok {
+			out[i].Tools, out[i].Sources, out[i].Stopped = toolsJSON(a.Tools), toSourcesJSON(a.Sources), a.Stopped
+		}
 	}
 	return out
+}
+
+// toolsJSON are the kept tool calls as the page's tool events, done.
+func toolsJSON(ts []db.ToolCall) []toolEvent {
+	out := make([]toolEvent, len(ts))
+	for i, t := range ts {
+		out[i] = toolEvent{ID: fmt.Sprintf("tool-%d", i+1), Name: t.Name, Label: toolLabel(t.Name), Detail: t.Detail,
+			Status: "done", Result: t.Result, Error: t.Error, DurationMS: t.DurationMS}
+	}
+	return out
+}
+
+// activities loads what the answers among ms did.
+func (s *Server) activities(r *http.Request, ms []db.Message) (map[int64]db.Activity, error) {
+	ids := make([]int64, 0, len(ms))
+	for _, m := range ms {
+		if m.Role == db.RoleAssistant {
+			ids = append(ids, m.ID)
+		}
+	}
+	return db.MessageActivities(r.Context(), s.opts.Pool, ids)
 }
 
 // handleMessages returns a conversation's newest messages, archived ones
@@ -198,7 +232,16 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	if len(ms) == int(limit) {
 		w.Header().Set("X-Next-Before", strconv.FormatInt(ms[0].ID, 10))
 	}
-	out := toMessagesJSON(ms, true)
+	acts, err := s.activities(r, ms)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	out := toMessagesJSON(ms, true, acts)
+	if err := s.withBranches(r, sess, out, len(ms) < int(limit)); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	ids := make([]int64, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
@@ -239,10 +282,15 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	acts, err := s.activities(r, ms)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="yorozu-chat-%d.json"`, sess.ID))
 	writeJSON(w, http.StatusOK, exportJSON{
 		Format: exportFormat, Title: sessionTitle(sess), Source: sessionSource(sess), Model: sess.Model, Space: sess.Space,
-		CreatedAt: sess.CreatedAt, Messages: toMessagesJSON(ms, false),
+		CreatedAt: sess.CreatedAt, Messages: toMessagesJSON(ms, false, acts),
 	})
 }
 
@@ -376,4 +424,36 @@ func (s *Server) space(w http.ResponseWriter, r *http.Request, given string) (me
 func validSpace(sp string) bool {
 	kind, id, ok := strings.Cut(sp, ":")
 	return ok && (kind == "guild" || kind == "dm") && id != "" && !strings.ContainsAny(id, "/\\:")
+}
+
+type renameRequest struct {
+	Title string `json:"title"`
+}
+
+// handleRenameSession renames a web conversation:
+// PATCH /chat/sessions/{id} {"title": …} (at most 100 characters).
+func (s *Server) handleRenameSession(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	var req renameRequest
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	title := strings.Join(strings.Fields(req.Title), " ")
+	if title == "" {
+		writeFieldError(w, "title", "名前を入力してください")
+		return
+	}
+	if sessionSource(sess) != "web" {
+		writeError(w, http.StatusForbidden, "Discord の会話の名前はここでは変えられません。")
+		return
+	}
+	if err := db.SetSessionTitle(r.Context(), s.opts.Pool, sess.ID, truncate(title, 100)); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	sess.Title = truncate(title, 100)
+	writeJSON(w, http.StatusOK, toSessionJSON(sess))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,12 @@ type streamRequest struct {
 	// Images are pictures uploaded or pasted with the message; the chat
 	// handler checks and prepares them as it does Discord's.
 	Images []imageUpload `json:"images"`
+	// Regenerate is an answer of the conversation to write again (the
+	// question it answered is asked again); Edit is a user message of it to
+	// send again as Message. Either keeps what was there from that point on
+	// as another version.
+	Regenerate int64 `json:"regenerate"`
+	Edit       int64 `json:"edit"`
 }
 
 // imageUpload is one picture sent with a message: its bytes in base64.
@@ -116,7 +123,17 @@ func (s *sseWriter) send(typ string, value any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", typ, err)
 	}
-	buf := make([]byte, 0, len(b)+8)
+	return s.sendRaw(0, b)
+}
+
+// sendRaw writes an encoded event, with its id when id > 0 (a page that
+// comes back sends the last one it saw as Last-Event-ID).
+func (s *sseWriter) sendRaw(id int, b []byte) error {
+	typ := "raw"
+	buf := make([]byte, 0, len(b)+24)
+	if id > 0 {
+		buf = append(strconv.AppendInt(append(buf, "id: "...), int64(id), 10), '\n')
+	}
 	buf = append(append(append(buf, "data: "...), b...), "\n\n"...)
 	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
 		return fmt.Errorf("send %s event: %w", typ, err)
@@ -137,7 +154,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Message = strings.TrimSpace(req.Message)
-	if req.Message == "" && len(req.Images) == 0 {
+	if req.Message == "" && len(req.Images) == 0 && req.Regenerate == 0 {
 		writeFieldError(w, "message", "メッセージを入力してください")
 		return
 	}
@@ -177,6 +194,9 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusForbidden, "Discord の会話は読むだけです。新しいチャットを始めてください。")
 			return
 		}
+		if (req.Regenerate != 0 || req.Edit != 0) && !s.fork(w, r, sess, &req) {
+			return
+		}
 	}
 	key := memory.SessionKey(sess.Key)
 	// Linking before the context is built, so this very turn carries them.
@@ -184,24 +204,40 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.opts.WriteTimeout}
+	// The turn is the server's: it goes on when this page goes away, and
+	// only 停止 cancels it. This handler still waits for its end, so a
+	// graceful shutdown lets it finish.
+	tctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stop(nil)
+	turn := newLiveTurn(sess.ID, req.Message, stop)
+	s.lanes.live.add(turn)
+	go func() {
+		defer s.lanes.live.remove(turn)
+		defer turn.finish()
+		if err := s.stream(tctx, turn, sess, req); err != nil && !chat.Stopped(tctx) {
+			s.opts.Logger.Warn("chat stream", "session", sess.Key, "err", err)
+		}
+	}()
+
+	out := startSSE(w, s.opts.WriteTimeout)
 	if isNew {
 		if out.send("session_id", sess.ID) != nil {
+			<-turn.ended
 			return
 		}
 	}
-	if err := s.stream(ctx, out, sess, req); err != nil && ctx.Err() == nil {
-		s.opts.Logger.Warn("chat stream", "session", sess.Key, "err", err)
-	}
+	_ = turn.follow(ctx, 0, out)
+	<-turn.ended
+}
+
+// eventSink takes a turn's events: a liveTurn, which keeps them for the
+// pages that follow it.
+type eventSink interface {
+	send(typ string, value any) error
 }
 
 // stream runs the turn of req in sess, writing its events to out.
-func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem, req streamRequest) error {
+func (s *Server) stream(ctx context.Context, out eventSink, sess db.SessionItem, req streamRequest) error {
 	if l := s.opts.Deps.Limiter; l != nil {
 		if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
 			return out.send("error", rateLimitedText)
@@ -228,7 +264,7 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem
 	if model == "" {
 		model = sess.Model
 	}
-	tr := &turnEvents{out: out}
+	tr := &turnEvents{out: out, stopped: func() bool { return chat.Stopped(ctx) }}
 	err = s.opts.Deps.Chat.Respond(ctx, chat.Request{
 		Session: sess.Key, Source: "web", Space: sess.Space, AuthorID: webUserID, AuthorName: webUserName,
 		Text: req.Message, At: s.opts.Now(), Model: model, Attachments: req.attachments(),
@@ -243,7 +279,8 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, sess db.SessionItem
 
 // turnEvents turns the pipeline's events into SSE events.
 type turnEvents struct {
-	out     *sseWriter
+	out     eventSink
+	stopped func() bool // the turn was stopped by a person
 	n       int
 	running []toolEvent // started, not yet done, in order
 	ended   bool        // done or error sent
@@ -270,6 +307,10 @@ func (t *turnEvents) emit(ev llm.Event) error {
 		})
 	case llm.Failed:
 		t.ended = true
+		if t.stopped != nil && t.stopped() {
+			// Not a failure: the page marks the answer as the store does.
+			return t.out.send("stopped", chat.StoppedMark)
+		}
 		return t.out.send("error", failureTexts.Text(e.Err))
 	}
 	return nil // thinking is never shown
@@ -285,17 +326,9 @@ func (t *turnEvents) toolDone(e llm.ToolFinished) error {
 		}
 	}
 	te.Status, te.Detail = "done", ""
-	te.Result, te.Error, te.DurationMS = chat.OneLine(e.Result, 200), e.Err != nil, e.Duration.Milliseconds()
-	var srcs []sourceJSON
-	if e.Err == nil && isSearchTool(e.Name) {
-		for _, s := range memory.Sources(e.Result) {
-			srcs = append(srcs, sourceJSON{Title: s.Title, URL: s.URL})
-		}
-		if len(srcs) > 0 {
-			// The sources event lists them; the tool line says how many.
-			te.Result = fmt.Sprintf("%d 件: %s", len(srcs), chat.OneLine(sourceTitles(srcs), 180))
-		}
-	}
+	te.Error, te.DurationMS = e.Err != nil, e.Duration.Milliseconds()
+	result, srcs := chat.ToolOutcome(e)
+	te.Result = result
 	if err := t.out.send("tool", te); err != nil {
 		return err
 	}
@@ -305,29 +338,17 @@ func (t *turnEvents) toolDone(e llm.ToolFinished) error {
 	case e.Name == "write_note":
 		return t.out.send("notes_updated", nil)
 	case len(srcs) > 0:
-		return t.out.send("sources", srcs)
+		return t.out.send("sources", toSourcesJSON(srcs))
 	}
 	return nil
 }
 
-func sourceTitles(srcs []sourceJSON) string {
-	titles := make([]string, len(srcs))
-	for i, s := range srcs {
-		titles[i] = s.Title
-		if titles[i] == "" {
-			titles[i] = s.URL
-		}
+func toSourcesJSON(srcs []db.ActivitySource) []sourceJSON {
+	out := make([]sourceJSON, len(srcs))
+	for i, src := range srcs {
+		out[i] = sourceJSON{Title: src.Title, URL: src.URL}
 	}
-	return strings.Join(titles, "、")
-}
-
-func isSearchTool(name string) bool {
-	for _, t := range memory.KnowledgeTools {
-		if t == name {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // toolLabels are the Japanese names of the built-in tools.
@@ -352,15 +373,11 @@ func toolLabel(name string) string {
 	return name
 }
 
-// detailKeys are the arguments that say best what a call is about, in the
-// order they are looked for.
-var detailKeys = []string{"query", "url", "title", "content", "file_id", "reminder_id", "due_at"}
-
 // argsDetail is a tool event's detail: the page has a label for the tool,
 // so the line shows the argument that says what the call is about (query,
 // url, title, …) rather than all of them; at most 100 characters.
 func argsDetail(args string) string {
-	return chat.ToolPreview(args, 100, detailKeys...)
+	return chat.ToolPreview(args, 100, chat.ToolDetailKeys...)
 }
 
 // title is the title of a conversation that starts with req: its text,

@@ -11,6 +11,9 @@ import (
 type lanes struct {
 	mu sync.Mutex
 	m  map[string]*lane
+	// live are the turns in flight, for the pages that follow them
+	// (chat_turns.go).
+	live liveTurns
 }
 
 type lane struct {

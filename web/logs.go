@@ -1,7 +1,11 @@
 package web
 
 import (
+	"context"
 	"errors"
+	"strings"
+
+	"github.com/yorozu-bot/yorozu/chat"
 	"math"
 	"net/http"
 
@@ -29,7 +33,7 @@ func page(w http.ResponseWriter, r *http.Request) (before int64, limit int, ok b
 }
 
 type logsResponse struct {
-	Logs []db.APILogItem `json:"logs"`
+	Logs []logItemJSON `json:"logs"`
 	// NextBefore is the before= of the next page; 0 when this is the last.
 	NextBefore int64 `json:"next_before"`
 }
@@ -46,12 +50,14 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
-	res := logsResponse{Logs: logs}
+	items, err := s.logItems(r, logs)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	res := logsResponse{Logs: items}
 	if len(logs) == limit {
 		res.NextBefore = logs[len(logs)-1].ID
-	}
-	if res.Logs == nil {
-		res.Logs = []db.APILogItem{}
 	}
 	writeJSON(w, http.StatusOK, res)
 }
@@ -82,4 +88,46 @@ func (s *Server) handleDeleteLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.noContent(w, r, db.DeleteAPILog(r.Context(), s.opts.Pool, id))
+}
+
+// logItemJSON is a call in the list: with the title of its conversation
+// and whether it was stopped rather than failed.
+type logItemJSON struct {
+	db.APILogItem
+	SessionID    int64  `json:"session_id,omitempty"`
+	SessionTitle string `json:"session_title,omitempty"`
+	// Stopped calls were cut by 停止 (or a page of an older version that
+	// went away): not failures. Their error is left out.
+	Stopped bool `json:"stopped,omitempty"`
+}
+
+func (s *Server) logItems(r *http.Request, logs []db.APILogItem) ([]logItemJSON, error) {
+	var keys []string
+	for _, l := range logs {
+		if l.SessionKey != "" {
+			keys = append(keys, l.SessionKey)
+		}
+	}
+	titles, err := db.SessionTitlesByKeys(r.Context(), s.opts.Pool, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]logItemJSON, len(logs))
+	for i, l := range logs {
+		out[i] = logItemJSON{APILogItem: l}
+		if t, ok := titles[l.SessionKey]; ok {
+			out[i].SessionID = t.ID
+			out[i].SessionTitle = sessionTitle(db.SessionItem{Key: t.Key, Title: t.Title, Source: t.Source})
+		}
+		if stoppedCall(l.Error) {
+			out[i].Stopped, out[i].Error = true, ""
+		}
+	}
+	return out, nil
+}
+
+// stoppedCall reports whether a call's error is its context being
+// cancelled: a stopped turn, not a failure.
+func stoppedCall(err string) bool {
+	return strings.HasSuffix(err, context.Canceled.Error()) || strings.HasSuffix(err, chat.ErrStopped.Error())
 }

@@ -48,11 +48,16 @@ func (s *Server) routes() []Route {
 		{"POST /chat/sessions", Login, http.HandlerFunc(s.handleCreateSession)},
 		{"POST /chat/sessions/import", Login, http.HandlerFunc(s.handleImport)},
 		{"DELETE /chat/sessions/{id}", Login, http.HandlerFunc(s.handleDeleteSession)},
+		{"PATCH /chat/sessions/{id}", Login, http.HandlerFunc(s.handleRenameSession)},
 		{"GET /chat/sessions/{id}/messages", Login, http.HandlerFunc(s.handleMessages)},
 		{"GET /chat/sessions/{id}/export", Login, http.HandlerFunc(s.handleExport)},
 		{"GET /chat/sessions/{id}/notes", Login, need(s.handleSessionNotes, p.memory)},
 		{"PUT /chat/sessions/{id}/notes", Login, need(s.handlePutSessionNotes, p.memory)},
 		{"POST /chat/stream", Login, need(s.handleStream, p.chat, p.memory)},
+		{"GET /chat/sessions/{id}/live", Login, http.HandlerFunc(s.handleLive)},
+		{"POST /chat/sessions/{id}/stop", Login, http.HandlerFunc(s.handleStop)},
+		{"POST /chat/sessions/{id}/branches", Login, http.HandlerFunc(s.handleSwitchBranch)},
+		{"GET /api/search", Login, http.HandlerFunc(s.handleSearch)},
 
 		{"GET /api/spaces", Login, http.HandlerFunc(s.handleSpaces)},
 

@@ -141,6 +141,8 @@ var noJSONBody = map[string]bool{
 	"POST /api/reminders/{id}/pause":               true,
 	"POST /api/reminders/{id}/resume":              true,
 	"POST /api/notes/{id}/revisions/{rev}/restore": true,
+
+	"POST /chat/sessions/{id}/stop": true,
 }
 
 // wrongType is, for each JSON write, a body whose named field has the
@@ -159,6 +161,9 @@ var wrongType = map[string]struct{ body, field string }{
 	"POST /api/models/presets":        {`{"label": "a", "model": {}}`, "model"},
 	"PUT /api/channels/{id}":          {`{"persona": 5}`, "persona"},
 	"PUT /api/servers/{id}":           {`{"model": ["qwen3"]}`, "model"},
+
+	"PATCH /chat/sessions/{id}":         {`{"title": 5}`, "title"},
+	"POST /chat/sessions/{id}/branches": {`{"anchor_id": 0, "position": "1"}`, "position"},
 }
 
 // TestEveryJSONRouteRefusesBadBodies walks every write that reads JSON:

@@ -109,17 +109,23 @@ export async function optional(path) {
 }
 
 /**
- * stream posts body to path and calls onEvent({type, value}) for each
- * server-sent event until the stream ends or signal aborts.
+ * stream posts body to path and calls onEvent({type, value}, id) for each
+ * server-sent event until the stream ends or signal aborts. With body
+ * undefined it is a GET (following a turn already running); a 204 answer
+ * (nothing to follow) calls nothing.
  */
-export async function stream(path, body, onEvent, signal) {
-	const token = await csrfToken();
+export async function stream(path, body, onEvent, signal, headers = {}) {
+	const get = body === undefined;
+	const h = { Accept: 'text/event-stream', ...headers };
+	if (!get) {
+		h['Content-Type'] = 'application/json';
+		h['X-CSRF-Token'] = await csrfToken();
+	}
 	let res;
 	try {
 		res = await fetch(path, {
-			method: 'POST', credentials: 'same-origin', signal,
-			headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-CSRF-Token': token },
-			body: JSON.stringify(body),
+			method: get ? 'GET' : 'POST', credentials: 'same-origin', signal, headers: h,
+			body: get ? undefined : JSON.stringify(body),
 		});
 	} catch (err) {
 		if (err.name === 'AbortError') throw err;
@@ -130,6 +136,7 @@ export async function stream(path, body, onEvent, signal) {
 		throw new ApiError(401, 'ログインしてください。');
 	}
 	if (!res.ok) throw await errorOf(res);
+	if (res.status === 204) return;
 	const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
 	let buf = '';
 	for (;;) {
@@ -140,8 +147,10 @@ export async function stream(path, body, onEvent, signal) {
 		while ((cut = buf.indexOf('\n\n')) >= 0) {
 			const block = buf.slice(0, cut);
 			buf = buf.slice(cut + 2);
-			const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
-			if (data) onEvent(JSON.parse(data));
+			const lines = block.split('\n');
+			const id = lines.filter((l) => l.startsWith('id:')).map((l) => Number(l.slice(3).trim()))[0];
+			const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+			if (data) onEvent(JSON.parse(data), id);
 		}
 	}
 }

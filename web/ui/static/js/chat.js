@@ -12,7 +12,8 @@ const state = {
 	notes: [], // every note page of the conversation's space, for the picker
 	notesSpace: null, // the space state.notes are of
 	linked: new Set(), // page ids linked to the current session (or to the next new one)
-	busy: null, // AbortController of the turn in flight
+	busy: null, // the turn shown as it runs: { ctl (aborting it only stops watching), session }
+	composing: false, // an IME composition is under way in the input
 	images: [], // pictures to send with the next message: { file, url }
 	space: localStorage.getItem(spaceKey), // the space a new conversation joins
 };
@@ -69,7 +70,8 @@ function renderSessions() {
 		},
 		s.title || '（無題）',
 		el('span', { class: 'meta' },
-			s.source === 'discord' ? el('span', { class: 'badge' }, 'Discord・閲覧のみ') : null, ' ',
+			s.source === 'discord' ? el('span', { class: 'badge' }, 'Discord・閲覧のみ') : null,
+			s.live ? el('span', { class: 'badge live' }, '応答中') : null, ' ',
 			spaceLabel(s), ' ', when(s.updated_at))))));
 }
 
@@ -78,8 +80,26 @@ async function loadSessions() {
 	renderSessions();
 }
 
-async function select(id) {
-	if (state.busy) return;
+// sessionButtons shows the actions the conversation shown allows.
+function sessionButtons() {
+	const s = currentSession();
+	const ro = readOnly();
+	$('composer').hidden = ro;
+	$('readonly').hidden = !ro;
+	$('export').hidden = !s;
+	$('delete-session').hidden = !s || ro;
+	$('rename').hidden = !s || ro;
+	$('model').disabled = ro;
+}
+
+async function select(id, focus) {
+	// Watching an answer stops; the answer itself goes on on the server, and
+	// coming back to its conversation shows it again.
+	if (state.busy) {
+		state.busy.ctl.abort();
+		state.busy = null;
+		busyButtons();
+	}
 	// Ids read back from the address or localStorage are strings; the API
 	// wants numbers.
 	if (id != null) id = Number(id);
@@ -94,12 +114,7 @@ async function select(id) {
 	renderSessions();
 	const s = currentSession();
 	$('conv-title').textContent = s ? (s.title || '（無題）') : '新しい会話';
-	const ro = readOnly();
-	$('composer').hidden = ro;
-	$('readonly').hidden = !ro;
-	$('export').hidden = !s;
-	$('delete-session').hidden = !s || ro;
-	$('model').disabled = ro;
+	sessionButtons();
 	if (s && s.model) setModel(s.model);
 	showSpace();
 	if (state.notesSpace !== chatSpace()) loadNotes().catch(fail);
@@ -110,35 +125,106 @@ async function select(id) {
 		renderNotePicker();
 		return;
 	}
-	await Promise.all([
+	const [shown] = await Promise.all([
 		loadMessages(id).catch(fail),
 		loadLinkedNotes(id).catch(fail),
 		loadDocs(id).catch(() => { $('docs').hidden = true; }),
 	]);
-	// The documents panel may have pushed the messages up: show the latest.
-	scrollDown();
+	if (focus != null) {
+		const hit = $('messages').querySelector(`.msg[data-id="${CSS.escape(String(focus))}"]`);
+		if (hit) {
+			hit.classList.add('hit');
+			hit.scrollIntoView({ block: 'center' });
+		}
+	} else scrollDown(); // the documents panel may have pushed the messages up: show the latest
+	// An answer still being written there: show it and follow it.
+	if (shown && String(state.current) === String(id) && !readOnly()) attach(id).catch(fail);
 }
 
 // ---- messages ----
+
+// copyText puts text on the clipboard; over plain HTTP (no clipboard API)
+// through a hidden text area.
+async function copyText(text, button) {
+	try {
+		if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
+		else {
+			const ta = el('textarea', { class: 'skip', readonly: true }, text);
+			document.body.append(ta);
+			ta.select();
+			document.execCommand('copy');
+			ta.remove();
+		}
+		if (button) {
+			const label = button.textContent;
+			button.textContent = 'コピーしました';
+			setTimeout(() => { button.textContent = label; }, 1500);
+		}
+	} catch (err) {
+		fail(new Error('コピーできませんでした。'));
+	}
+}
+
+// codeCopy gives each code block of an answer its own copy button.
+function codeCopy(body) {
+	for (const pre of body.querySelectorAll('pre')) {
+		if (pre.parentElement.classList.contains('code-wrap')) continue;
+		const wrap = el('div', { class: 'code-wrap' });
+		pre.replaceWith(wrap);
+		const b = el('button', { type: 'button', class: 'copy-code small', 'aria-label': 'コードをコピー' }, 'コピー');
+		b.addEventListener('click', () => copyText((pre.querySelector('code') || pre).textContent, b));
+		wrap.append(b, pre);
+	}
+}
 
 function bubble(role, extra = {}) {
 	const body = el('div', { class: 'bubble' + (role === 'assistant' ? ' md' : '') });
 	const tools = el('ul', { class: 'tools', 'aria-label': 'ツールの実行', hidden: true });
 	const sources = el('div', { class: 'sources', hidden: true });
-	const node = el('div', { class: `msg ${role}${extra.archived ? ' archived' : ''}` },
-		el('div', { class: 'who' }, role === 'user' ? (extra.author || 'あなた') : 'よろず',
-			extra.archived ? '（要約済み）' : '', extra.time ? ' ・ ' + when(extra.time) : ''),
-		role === 'assistant' ? tools : null, body, role === 'assistant' ? sources : null);
-	return { node, body, tools, sources };
+	const actions = el('div', { class: 'msg-actions' });
+	const who = role === 'user' ? (extra.author || 'あなた') : 'よろず';
+	const node = el('div', { class: `msg ${role}${extra.archived ? ' archived' : ''}`, dataset: extra.id ? { id: extra.id } : {} },
+		el('div', { class: 'who' }, who, extra.archived ? '（要約済み）' : '', extra.time ? ' ・ ' + when(extra.time) : ''),
+		role === 'assistant' ? tools : null, body, role === 'assistant' ? sources : null, actions);
+	return { node, body, tools, sources, actions };
+}
+
+function showSources(b, list) {
+	b.sources.replaceChildren('出典: ', ...(list || []).map((s) => el('a', {
+		href: /^https?:/i.test(s.url) ? s.url : '#', target: '_blank', rel: 'noopener noreferrer',
+	}, s.title || s.url)));
+	b.sources.hidden = !(list && list.length);
+}
+
+function showTools(b, list) {
+	b.tools.replaceChildren(...list.map(toolItem));
+	b.tools.hidden = !list.length;
+}
+
+// messageActions puts copy (and, on the page's own conversations, the
+// other actions) under a stored message.
+function messageActions(b, m) {
+	const copy = el('button', { type: 'button', class: 'link small' }, 'コピー');
+	copy.addEventListener('click', () => copyText(m.content || '', copy));
+	b.actions.replaceChildren(copy);
 }
 
 function showMessage(m) {
 	const role = m.role === 'assistant' ? 'assistant' : 'user';
-	const b = bubble(role, { archived: m.archived || !!m.archived_at, time: m.created_at, author: m.author });
-	if (role === 'assistant') render(b.body, m.content || '');
-	else b.body.textContent = m.content || '';
+	// Discord users by their name; on the page's own conversations, the admin.
+	const author = role === 'user' && readOnly() ? m.author_name : undefined;
+	const b = bubble(role, { archived: m.archived || !!m.archived_at, time: m.created_at, author, id: m.id });
+	if (role === 'assistant') {
+		render(b.body, m.content || '');
+		codeCopy(b.body);
+		if (m.tools && m.tools.length) showTools(b, m.tools);
+		if (m.sources && m.sources.length) showSources(b, m.sources);
+		if (m.stopped) b.node.classList.add('stopped');
+	} else b.body.textContent = m.content || '';
 	if (m.images && m.images.length) b.body.append(imageList(m.images));
+	messageActions(b, m);
 	$('messages').append(b.node);
+	return b;
 }
 
 // imageList names the pictures kept with a message (the bytes are not kept).
@@ -151,21 +237,20 @@ function imageList(images) {
 
 async function loadMessages(id) {
 	const msgs = (await get(`/chat/sessions/${encodeURIComponent(id)}/messages`)) || [];
-	if (String(state.current) !== String(id)) return;
+	if (String(state.current) !== String(id)) return false;
 	$('messages').replaceChildren();
 	if (!msgs.length) {
 		$('messages').append(el('p', { class: 'empty' }, 'メッセージはまだありません。'));
 	}
 	msgs.forEach(showMessage);
 	scrollDown();
+	return true;
 }
 
 function scrollDown() {
 	const box = $('messages');
 	box.scrollTop = box.scrollHeight;
 }
-
-// ---- sending ----
 
 // toolItem is one line of the tool activity above an answer: a spinner
 // while it runs, then ✓ (or ✗) with the start of its result.
@@ -176,6 +261,178 @@ function toolItem(t) {
 		el('span', { class: 'what' }, el('strong', {}, t.label || t.name), t.detail ? '　' + t.detail : '',
 			running ? el('span', { class: 'skip' }, '（実行中）') : null),
 		!running && t.result ? el('span', { class: 'result', title: t.result }, t.result) : null);
+}
+
+// ---- answers in flight ----
+
+// answerView draws one turn's answer in bubble a as its events come; end is
+// set once the turn said how it ended (done, error or stopped).
+function answerView(a) {
+	const tools = new Map();
+	let frame = 0;
+	const v = { answer: '', end: null };
+	const draw = () => {
+		frame = 0;
+		render(a.body, v.answer, true);
+		scrollDown();
+	};
+	const queued = $('queued');
+	v.apply = (ev) => {
+		switch (ev.type) {
+		case 'queued': {
+			const pos = typeof ev.value === 'object' && ev.value ? ev.value.position : ev.value;
+			// position 1 is next; the turn being answered counts as 1, as on Discord.
+			queued.textContent = `順番待ちです（${pos + 1} 番目）。`;
+			queued.hidden = false;
+			break;
+		}
+		case 'tool': {
+			const t = Object.assign(tools.get(ev.value.id) || {}, ev.value);
+			tools.set(t.id, t);
+			showTools(a, [...tools.values()]);
+			queued.hidden = true;
+			break;
+		}
+		case 'notes_updated':
+			toast('よろずがノートを更新しました。', 'info');
+			loadNotes().catch(fail);
+			break;
+		case 'sources':
+			showSources(a, ev.value);
+			break;
+		case 'chunk':
+			queued.hidden = true;
+			v.answer += ev.value;
+			if (!frame) frame = requestAnimationFrame(draw);
+			break;
+		case 'done':
+			v.end = 'done';
+			a.node.title = doneSummary(ev.value);
+			break;
+		case 'stopped':
+			v.end = 'stopped';
+			v.answer = (v.answer.trimEnd() + '\n\n' + ev.value).trim();
+			a.node.classList.add('stopped');
+			break;
+		case 'error':
+			v.end = 'error';
+			a.node.classList.add('error');
+			if (!v.answer) a.body.textContent = ev.value;
+			toast(ev.value);
+			break;
+		}
+	};
+	// finish draws the answer as it ended, without the streaming fence fix.
+	v.finish = () => {
+		if (frame) cancelAnimationFrame(frame);
+		frame = 0;
+		queued.hidden = true;
+		if (v.answer) {
+			render(a.body, v.answer);
+			codeCopy(a.body);
+		} else if (v.end === 'done') a.body.textContent = '（応答が空でした）';
+		// Tools that never reported "done" (a stopped turn) stop spinning.
+		for (const t of tools.values()) t.status = 'done';
+		if (tools.size) showTools(a, [...tools.values()]);
+		scrollDown();
+	};
+	return v;
+}
+
+// follow goes on with the turn in flight in conversation id from event
+// after (0: from its start), into view; without view it draws the turn's
+// question and answer itself. It returns once the turn ended, the page
+// left the conversation (signal) or no turn runs there.
+async function follow(id, signal, view, after = 0) {
+	for (let tries = 0; tries < 60 && !signal.aborted; tries++) {
+		let got = false;
+		try {
+			await stream(`/chat/sessions/${encodeURIComponent(id)}/live`, undefined, (ev, eid) => {
+				got = true;
+				if (ev.type === 'live') {
+					if (!view) {
+						$('messages').querySelector('.empty')?.remove();
+						const u = bubble('user');
+						u.body.textContent = ev.value.message || '';
+						const a = bubble('assistant');
+						a.body.append(el('span', { class: 'muted' }, '…'));
+						$('messages').append(u.node, a.node);
+						view = answerView(a);
+						scrollDown();
+					}
+					return;
+				}
+				if (eid) after = eid;
+				view.apply(ev);
+			}, signal, { 'Last-Event-ID': String(after) });
+		} catch (err) {
+			if (err.name === 'AbortError' || signal.aborted) return view;
+			if (err.status) {
+				fail(err);
+				return view;
+			}
+			// The network went away: try again shortly from the last event.
+			await new Promise((r) => setTimeout(r, 1000));
+			continue;
+		}
+		if (!got || (view && view.end)) return view; // 204: nothing (more) runs
+	}
+	return view;
+}
+
+// attach follows conversation id's turn in flight, if any, and shows the
+// kept history once it is done.
+async function attach(id) {
+	const ctl = new AbortController();
+	state.busy = { ctl, session: id };
+	busyButtons();
+	let view = null;
+	try {
+		view = await follow(id, ctl.signal, null);
+	} finally {
+		if (state.busy && state.busy.ctl === ctl) {
+			state.busy = null;
+			busyButtons();
+		}
+	}
+	if (view && !ctl.signal.aborted) {
+		view.finish();
+		await afterTurn(id);
+	}
+}
+
+// afterTurn redraws the conversation as the server kept it (with the ids the
+// copy and regenerate buttons need) and refreshes the lists.
+async function afterTurn(id) {
+	const wasNew = !state.sessions.some((s) => String(s.id) === String(id));
+	await loadSessions().catch(fail);
+	if (String(state.current) !== String(id)) return;
+	await loadMessages(id).catch(fail);
+	if (wasNew) {
+		$('conv-title').textContent = currentSession()?.title || '（無題）';
+		sessionButtons();
+		showSpace();
+		loadLinkedNotes(id).catch(fail);
+	}
+	loadDocs(id).catch(() => {});
+}
+
+function busyButtons() {
+	const busy = !!state.busy;
+	$('send').disabled = busy;
+	$('stop').hidden = !busy;
+}
+
+// stop asks the server to stop the current conversation's turn (a page that
+// merely leaves does not).
+async function stop() {
+	const id = state.busy && state.busy.session;
+	if (id == null) return;
+	try {
+		await request('POST', `/chat/sessions/${encodeURIComponent(id)}/stop`);
+	} catch (err) {
+		fail(err);
+	}
 }
 
 // ---- images to send ----
@@ -249,19 +506,10 @@ async function send(text) {
 	box.append(u.node, a.node);
 	scrollDown();
 
-	const tools = new Map();
-	let answer = '';
-	let frame = 0;
-	const draw = () => {
-		frame = 0;
-		render(a.body, answer, true);
-		scrollDown();
-	};
-	const queued = $('queued');
+	const view = answerView(a);
 	const ctl = new AbortController();
-	state.busy = ctl;
-	$('send').disabled = true;
-	$('stop').hidden = false;
+	state.busy = { ctl, session: state.current };
+	busyButtons();
 	const body = { message: text };
 	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
@@ -272,87 +520,43 @@ async function send(text) {
 	const model = $('model').value;
 	if (model) body.model = model;
 
-	let failed = false;
+	let last = 0;
+	let id = state.current;
 	try {
-		await stream('/chat/stream', body, (ev) => {
-			switch (ev.type) {
-			case 'session_id':
-				state.current = ev.value;
-				localStorage.setItem(sessionKey, ev.value);
-				history.replaceState(null, '', '?session=' + encodeURIComponent(ev.value));
-				break;
-			case 'queued': {
-				const pos = typeof ev.value === 'object' && ev.value ? ev.value.position : ev.value;
-				// position 1 is next; the turn being answered counts as 1, as on Discord.
-				queued.textContent = `順番待ちです（${pos + 1} 番目）。`;
-				queued.hidden = false;
-				break;
+		await stream('/chat/stream', body, (ev, eid) => {
+			if (eid) last = eid;
+			if (ev.type === 'session_id') {
+				id = ev.value;
+				state.busy.session = id;
+				state.current = id;
+				localStorage.setItem(sessionKey, id);
+				history.replaceState(null, '', '?session=' + encodeURIComponent(id));
+				return;
 			}
-			case 'tool': {
-				const t = Object.assign(tools.get(ev.value.id) || {}, ev.value);
-				tools.set(t.id, t);
-				a.tools.replaceChildren(...[...tools.values()].map(toolItem));
-				a.tools.hidden = false;
-				queued.hidden = true;
-				break;
-			}
-			case 'notes_updated':
-				toast('よろずがノートを更新しました。', 'info');
-				loadNotes().catch(fail);
-				break;
-			case 'sources':
-				a.sources.replaceChildren('出典: ', ...(ev.value || []).map((s) => el('a', {
-					href: /^https?:/i.test(s.url) ? s.url : '#', target: '_blank', rel: 'noopener noreferrer',
-				}, s.title || s.url)));
-				a.sources.hidden = false;
-				break;
-			case 'chunk':
-				queued.hidden = true;
-				answer += ev.value;
-				if (!frame) frame = requestAnimationFrame(draw);
-				break;
-			case 'done':
-				a.node.title = doneSummary(ev.value);
-				break;
-			case 'error':
-				failed = true;
-				a.node.classList.add('error');
-				if (!answer) a.body.textContent = ev.value;
-				toast(ev.value);
-				break;
-			}
+			view.apply(ev);
 		}, ctl.signal);
+		// Cut before the end (the network, a proxy): the answer goes on on the
+		// server; follow it from the last event seen.
+		if (!view.end && id != null && !ctl.signal.aborted) await follow(id, ctl.signal, view, last);
 	} catch (err) {
 		if (err.name !== 'AbortError') {
-			failed = true;
-			a.node.classList.add('error');
-			if (!answer) a.body.textContent = err.message;
-			fail(err);
+			if (id != null && err.status === 0 && !ctl.signal.aborted) await follow(id, ctl.signal, view, last);
+			else {
+				view.end = 'error';
+				a.node.classList.add('error');
+				if (!view.answer) a.body.textContent = err.message;
+				fail(err);
+			}
 		}
 	} finally {
-		if (frame) cancelAnimationFrame(frame);
-		state.busy = null;
-		queued.hidden = true;
-		$('send').disabled = false;
-		$('stop').hidden = true;
+		if (state.busy && state.busy.ctl === ctl) {
+			state.busy = null;
+			busyButtons();
+		}
 	}
-	// The finished answer, drawn without the streaming fence fix.
-	if (answer) render(a.body, answer);
-	else if (!failed) a.body.textContent = '（応答が空でした）';
-	// Tools that never reported "done" (a stopped turn) stop spinning.
-	for (const t of tools.values()) t.status = 'done';
-	if (tools.size) a.tools.replaceChildren(...[...tools.values()].map(toolItem));
-	scrollDown();
-	const wasNew = !state.sessions.some((s) => String(s.id) === String(state.current));
-	await loadSessions().catch(fail);
-	if (wasNew && state.current != null) {
-		$('conv-title').textContent = currentSession()?.title || '（無題）';
-		$('export').hidden = false;
-		$('delete-session').hidden = false;
-		showSpace();
-		loadLinkedNotes(state.current).catch(fail);
-	}
-	if (state.current != null) loadDocs(state.current).catch(() => {});
+	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
+	view.finish();
+	if (id != null) await afterTurn(id);
 }
 
 function doneSummary(v) {
@@ -527,6 +731,79 @@ async function deleteSession() {
 	}
 }
 
+// rename turns the title into a field: Enter keeps the new name, Escape
+// (or leaving it empty) keeps the old one.
+function rename() {
+	const s = currentSession();
+	if (!s) return;
+	const h = $('conv-title');
+	const input = el('input', { type: 'text', id: 'title-input', value: s.title || '', 'aria-label': '会話の名前', maxlength: 100 });
+	let done = false;
+	const end = async (save) => {
+		if (done) return;
+		done = true;
+		const title = input.value.trim();
+		input.replaceWith(h);
+		if (!save || !title || title === s.title) return;
+		try {
+			await request('PATCH', `/chat/sessions/${encodeURIComponent(s.id)}`, { title });
+			s.title = title;
+			h.textContent = title;
+			renderSessions();
+		} catch (err) {
+			fail(err);
+		}
+	};
+	input.addEventListener('keydown', (ev) => {
+		if (ev.key === 'Enter' && !ev.isComposing && ev.keyCode !== 229) {
+			ev.preventDefault();
+			end(true);
+		} else if (ev.key === 'Escape') end(false);
+	});
+	input.addEventListener('blur', () => end(true));
+	h.replaceWith(input);
+	input.focus();
+	input.select();
+}
+
+// ---- search ----
+
+function wireSearch() {
+	const input = $('search');
+	let timer = 0;
+	let seq = 0;
+	input.addEventListener('input', () => {
+		clearTimeout(timer);
+		timer = setTimeout(async () => {
+			const q = input.value.trim();
+			const box = $('search-results');
+			const mine = ++seq;
+			if (!q) {
+				box.hidden = true;
+				$('session-list').hidden = false;
+				return;
+			}
+			try {
+				const hits = (await get('/api/search?q=' + encodeURIComponent(q))) || [];
+				if (mine !== seq) return;
+				box.hidden = false;
+				$('session-list').hidden = true;
+				if (!hits.length) {
+					empty(box, `「${q}」を含むメッセージはありません。`);
+					return;
+				}
+				box.replaceChildren(...hits.map((h) => el('li', {}, el('button', {
+					type: 'button', onclick: () => select(h.session_id, h.message_id),
+				}, el('span', { class: 'hit-title' }, h.session_title || '（無題）'),
+				el('span', { class: 'snippet' }, h.snippet),
+				el('span', { class: 'meta' }, (h.role === 'assistant' ? 'よろず' : '発言') + ' ・ ' + when(h.created_at))))));
+			} catch (err) {
+				fail(err);
+			}
+		}, 250);
+	});
+}
+
 // ---- wiring ----
 
 function wire() {
@@ -550,13 +827,20 @@ function wire() {
 		ev.preventDefault();
 		addImages(files);
 	});
+	// Enter sends and Shift+Enter starts a new line; Enter that confirms an
+	// IME conversion (isComposing, keyCode 229, or just after
+	// compositionend on some browsers) never sends. Ctrl+Enter sends too.
+	$('input').addEventListener('compositionstart', () => { state.composing = true; });
+	$('input').addEventListener('compositionend', () => { setTimeout(() => { state.composing = false; }, 0); });
 	$('input').addEventListener('keydown', (ev) => {
-		if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !ev.isComposing) {
-			ev.preventDefault();
-			$('composer').requestSubmit();
-		}
+		if (ev.key !== 'Enter' || ev.shiftKey || ev.altKey) return;
+		if (ev.isComposing || ev.keyCode === 229 || state.composing) return;
+		ev.preventDefault();
+		$('composer').requestSubmit();
 	});
-	$('stop').addEventListener('click', () => state.busy?.abort());
+	$('stop').addEventListener('click', stop);
+	$('rename').addEventListener('click', rename);
+	wireSearch();
 	$('doc-close').addEventListener('click', closeDoc);
 	$('model').addEventListener('change', (ev) => localStorage.setItem(modelKey, ev.target.value));
 	$('space').addEventListener('change', (ev) => {
@@ -588,7 +872,8 @@ async function main() {
 	}
 	const wanted = new URLSearchParams(location.search).get('session') || localStorage.getItem(sessionKey);
 	const known = state.sessions.some((s) => String(s.id) === String(wanted));
-	await select(known ? wanted : null);
+	// A message sent while the page was still loading is under way: stay on it.
+	if (!state.busy) await select(known ? wanted : null);
 	await models;
 }
 

@@ -35,4 +35,18 @@
 		// A token from an older login: fetch the live one and try once more.
 		return res.status === 403 ? send(true) : res;
 	};
+
+	// River's page is its own; a link in a corner leads back to yorozu's.
+	const back = () => {
+		if (document.getElementById('yorozu-back')) return;
+		const a = document.createElement('a');
+		a.id = 'yorozu-back';
+		a.href = '/';
+		a.textContent = '← よろずの管理ページへ';
+		a.setAttribute('style', 'position:fixed;left:8px;bottom:8px;z-index:2147483647;background:#2f6fdb;color:#fff;'
+			+ 'padding:6px 12px;border-radius:8px;font:14px system-ui,sans-serif;text-decoration:none;box-shadow:0 2px 8px rgba(0,0,0,.3)');
+		document.body.append(a);
+	};
+	if (document.body) back();
+	else document.addEventListener('DOMContentLoaded', back);
 })();

@@ -14,16 +14,20 @@ function latency(ms) {
 }
 
 function row(l) {
-	const tr = el('tr', { class: l.error ? 'error' : '', dataset: { id: l.id } });
+	const tr = el('tr', { class: l.error ? 'error' : l.stopped ? 'stopped' : '', dataset: { id: l.id } });
+	// The conversation by its title, a link to it; the key only when it is gone.
+	const conv = l.session_id
+		? el('a', { href: '/?session=' + encodeURIComponent(l.session_id), title: l.session_key }, l.session_title || l.session_key)
+		: (l.session_title || l.session_key || '');
 	tr.append(
-		el('td', { class: 'small' }, when(l.created_at)),
-		el('td', {}, l.model || '', l.kind ? el('div', { class: 'muted small' }, kindLabel[l.kind] || l.kind) : null),
-		el('td', { class: 'num' }, latency(l.latency_ms)),
-		el('td', { class: 'num' }, l.prompt_tokens ?? ''),
-		el('td', { class: 'num' }, l.completion_tokens ?? ''),
-		el('td', { class: 'small', title: l.space || '' }, spaceName(l.space) || '—'),
-		el('td', { class: 'small' }, l.session || l.session_key || ''),
-		el('td', { class: 'small' }, l.error || ''),
+		el('td', { class: 'small', dataset: { label: '日時' } }, when(l.created_at)),
+		el('td', { dataset: { label: 'モデル' } }, l.model || '', l.kind ? el('span', { class: 'muted small' }, ' ' + (kindLabel[l.kind] || l.kind)) : null),
+		el('td', { class: 'num', dataset: { label: '時間' } }, latency(l.latency_ms)),
+		el('td', { class: 'num', dataset: { label: '入力' } }, l.prompt_tokens ?? ''),
+		el('td', { class: 'num', dataset: { label: '出力' } }, l.completion_tokens ?? ''),
+		el('td', { class: 'small', title: l.space || '', dataset: { label: '空間' } }, spaceName(l.space) || '—'),
+		el('td', { class: 'small', dataset: { label: '会話' } }, conv),
+		el('td', { class: 'small', dataset: { label: l.stopped ? '状態' : 'エラー' } }, l.stopped ? el('span', { class: 'badge' }, '停止') : (l.error || '')),
 		el('td', {},
 			el('button', { type: 'button', class: 'link', onclick: () => detail(l.id) }, '詳細'),
 			armed(el('button', { type: 'button', class: 'link danger' }, '削除'), '本当に削除', async () => {

@@ -164,9 +164,20 @@ function wireLogout() {
 	});
 }
 
-/** start runs on every screen but the login: the status banner and logout. */
+// wireMenu opens and closes the screens' menu, a button on narrow screens.
+function wireMenu() {
+	const b = $('menu');
+	if (!b) return;
+	b.addEventListener('click', () => {
+		const open = b.closest('.top').classList.toggle('open');
+		b.setAttribute('aria-expanded', String(open));
+	});
+}
+
+/** start runs on every screen but the login: the status banner, the menu and logout. */
 export function start() {
 	wireLogout();
+	wireMenu();
 	// After the screen's own first requests: the banner never delays them.
 	setTimeout(showStatus, 0);
 }

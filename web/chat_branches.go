@@ -1,0 +1,138 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/yorozu-bot/yorozu/db"
+)
+
+// Versions of a conversation: 再生成 writes an answer again, 編集 sends a
+// user message again with new text. Either keeps what was there from that
+// point on as another version (‹ 1/2 ›), and the version shown is the one
+// later turns read (db/branches.go).
+
+const busyText = "応答中です。答え終わってから（または停止してから）もう一度どうぞ。"
+
+// fork makes room for the turn of req, a regenerate or an edit in sess:
+// the version shown from that point on is kept aside, and req.Message is
+// set to what is to be answered. On failure it answers and returns false.
+func (s *Server) fork(w http.ResponseWriter, r *http.Request, sess db.SessionItem, req *streamRequest) bool {
+	if s.lanes.live.first(sess.ID) != nil {
+		writeError(w, http.StatusConflict, busyText)
+		return false
+	}
+	field, id, kind := "regenerate", req.Regenerate, db.BranchRegenerate
+	if req.Edit != 0 {
+		field, id, kind = "edit", req.Edit, db.BranchEdit
+	}
+	anchor, role, _, err := db.BranchPoint(r.Context(), s.opts.Pool, sess.ID, id)
+	if errors.Is(err, db.ErrNotFound) {
+		writeFieldError(w, field, "その会話にそのメッセージはありません")
+		return false
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return false
+	}
+	switch {
+	case kind == db.BranchEdit && role != db.RoleUser:
+		writeFieldError(w, field, "編集できるのは自分のメッセージだけです")
+		return false
+	case kind == db.BranchRegenerate && role != db.RoleAssistant:
+		writeFieldError(w, field, "再生成できるのはよろずの答えだけです")
+		return false
+	case kind == db.BranchRegenerate:
+		// The question is asked again: the version starts at it.
+		var qRole, question string
+		if anchor == 0 {
+			writeFieldError(w, field, "この答えには質問がありません")
+			return false
+		}
+		at := anchor
+		anchor, qRole, question, err = db.BranchPoint(r.Context(), s.opts.Pool, sess.ID, at)
+		if err != nil {
+			s.internalError(w, r, err)
+			return false
+		}
+		if qRole != db.RoleUser {
+			writeFieldError(w, field, "この答えには質問がありません")
+			return false
+		}
+		req.Message = question
+	}
+	err = db.ForkBranch(r.Context(), s.opts.Pool, sess.ID, anchor, kind)
+	if errors.Is(err, db.ErrArchivedBranch) {
+		writeError(w, http.StatusConflict, "そこから先は要約済みのため、別の版を作れません。")
+		return false
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return false
+	}
+	return true
+}
+
+type switchRequest struct {
+	AnchorID int64 `json:"anchor_id"`
+	Position int   `json:"position"`
+}
+
+// handleSwitchBranch shows another version of a conversation from a point
+// on: POST /chat/sessions/{id}/branches {"anchor_id", "position"}. Later
+// turns read the version shown.
+func (s *Server) handleSwitchBranch(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.loadSession(w, r)
+	if !ok {
+		return
+	}
+	var req switchRequest
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	if req.Position < 1 {
+		writeFieldError(w, "position", "1 以上にしてください")
+		return
+	}
+	if s.lanes.live.first(sess.ID) != nil {
+		writeError(w, http.StatusConflict, busyText)
+		return
+	}
+	err := db.SwitchBranch(r.Context(), s.opts.Pool, sess.ID, req.AnchorID, req.Position)
+	if errors.Is(err, db.ErrNotFound) {
+		writeFieldError(w, "position", "その版はありません")
+		return
+	}
+	if errors.Is(err, db.ErrArchivedBranch) {
+		writeError(w, http.StatusConflict, "そこから先は要約済みのため、版を切り替えられません。")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// withBranches marks, in a page of history, the first message of each
+// point where the conversation has versions. first says the page starts
+// at the conversation's start.
+func (s *Server) withBranches(r *http.Request, sess db.SessionItem, out []messageJSON, first bool) error {
+	sets, err := db.SessionBranches(r.Context(), s.opts.Pool, sess.ID)
+	if err != nil || len(sets) == 0 {
+		return err
+	}
+	for i := range out {
+		var prev int64
+		switch {
+		case i > 0:
+			prev = out[i-1].ID
+		case !first:
+			continue
+		}
+		if set, ok := sets[prev]; ok {
+			out[i].Branch = &set
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+)
+
+// TestRegenerateAndEditKeepVersions: 再生成 writes the answer again and
+// keeps the first as version 1 of 2; switching shows it again, and the
+// next request to the model reads the version shown. 編集 sends a user
+// message again with new text, the later turns going with the old version.
+func TestRegenerateAndEditKeepVersions(t *testing.T) {
+	a := newAPI(t)
+	a.ollama.Script(ollamatest.Text("一つ目の答え"), ollamatest.Text("次の答え"), ollamatest.Text("二つ目の答え"))
+	evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{Message: "質問"}))
+	id := int64(evs[0].Value.(float64))
+	readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Message: "続き"}))
+	history := func() []messageJSON {
+		t.Helper()
+		var ms []messageJSON
+		if code := a.c.call("GET", "/chat/sessions/"+itoa(id)+"/messages", nil, &ms); code != http.StatusOK {
+			t.Fatalf("history = %d", code)
+		}
+		return ms
+	}
+	texts := func(ms []messageJSON) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Content)
+		}
+		return strings.Join(out, " / ")
+	}
+	ms := history()
+	if got := texts(ms); got != "質問 / 一つ目の答え / 続き / 次の答え" {
+		t.Fatalf("history = %s", got)
+	}
+
+	// Regenerate the first answer.
+	if evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Regenerate: ms[1].ID})); eventTypes(evs) != "chunk done" {
+		t.Fatalf("regenerate = %s", eventTypes(evs))
+	}
+	ms = history()
+	if got := texts(ms); got != "質問 / 二つ目の答え" {
+		t.Fatalf("after regenerate = %s", got)
+	}
+	if b := ms[0].Branch; b == nil || b.Count != 2 || b.Shown != 2 || b.Kind != "regenerate" {
+		t.Fatalf("versions after regenerate = %+v", ms[0].Branch)
+	}
+	// The model was asked the same question without the old answer.
+	reqs := a.ollama.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if lastUser := last[len(last)-1]; lastUser.Role != "user" || lastUser.Content != "質問" {
+		t.Errorf("regenerate asked %+v, want the question again", lastUser)
+	}
+	for _, m := range last {
+		if strings.Contains(m.Content, "一つ目の答え") {
+			t.Errorf("regenerate's request still holds the old answer")
+		}
+	}
+
+	// Back to version 1: its whole rest comes back, and the next request reads it.
+	if code := a.c.call("POST", "/chat/sessions/"+itoa(id)+"/branches", switchRequest{AnchorID: ms[0].Branch.AnchorID, Position: 1}, nil); code != http.StatusNoContent {
+		t.Fatalf("switch = %d", code)
+	}
+	ms = history()
+	if got := texts(ms); got != "質問 / 一つ目の答え / 続き / 次の答え" {
+		t.Fatalf("version 1 = %s", got)
+	}
+	if b := ms[0].Branch; b == nil || b.Shown != 1 || b.Count != 2 {
+		t.Fatalf("versions after the switch = %+v", ms[0].Branch)
+	}
+	a.ollama.Script(ollamatest.Text("はい"))
+	readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Message: "三つ目"}))
+	reqs = a.ollama.Requests()
+	var joined []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		joined = append(joined, m.Content)
+	}
+	if s := strings.Join(joined, "\n"); !strings.Contains(s, "一つ目の答え") || strings.Contains(s, "二つ目の答え") {
+		t.Errorf("the next request does not read the version shown:\n%s", s)
+	}
+
+	// Edit 続き: a new version from there; the old one stays reachable.
+	ms = history()
+	a.ollama.Script(ollamatest.Text("編集への答え"))
+	readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Edit: ms[2].ID, Message: "続きを短く"}))
+	ms = history()
+	if got := texts(ms); got != "質問 / 一つ目の答え / 続きを短く / 編集への答え" {
+		t.Fatalf("after the edit = %s", got)
+	}
+	if b := ms[2].Branch; b == nil || b.Count != 2 || b.Shown != 2 || b.Kind != "edit" {
+		t.Fatalf("versions after the edit = %+v", ms[2].Branch)
+	}
+	if code := a.c.call("POST", "/chat/sessions/"+itoa(id)+"/branches", switchRequest{AnchorID: ms[2].Branch.AnchorID, Position: 1}, nil); code != http.StatusNoContent {
+		t.Fatalf("switch = %d", code)
+	}
+	if got := texts(history()); got != "質問 / 一つ目の答え / 続き / 次の答え / 三つ目 / はい" {
+		t.Fatalf("the old version after the edit = %s", got)
+	}
+	// The outer versions still switch, the inner ones going with theirs.
+	if code := a.c.call("POST", "/chat/sessions/"+itoa(id)+"/branches", switchRequest{AnchorID: ms[0].Branch.AnchorID, Position: 2}, nil); code != http.StatusNoContent {
+		t.Fatalf("switch = %d", code)
+	}
+	if got := texts(history()); got != "質問 / 二つ目の答え" {
+		t.Fatalf("version 2 = %s", got)
+	}
+	if code := a.c.call("POST", "/chat/sessions/"+itoa(id)+"/branches", switchRequest{AnchorID: ms[0].Branch.AnchorID, Position: 1}, nil); code != http.StatusNoContent {
+		t.Fatalf("switch = %d", code)
+	}
+	if ms := history(); texts(ms) != "質問 / 一つ目の答え / 続き / 次の答え / 三つ目 / はい" || ms[2].Branch == nil || ms[2].Branch.Count != 2 {
+		t.Fatalf("version 1 again = %s, %+v", texts(ms), ms[2].Branch)
+	}
+}
