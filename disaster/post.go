@@ -220,12 +220,22 @@ func OfficeName(office string) string {
 }
 
 // WarningPost is the message of one warning of w (by code): the areas it
-// is in force for, or, cleared, that it is lifted.
+// is in force for, or, cleared, that it is lifted — or replaced by the same
+// phenomenon at another level (w.Successor), which has a message of its own.
 func WarningPost(w Warnings, code string, cleared bool, names map[string]string) Post {
 	name, level, _ := WarningName(code)
 	office := OfficeName(w.Office)
+	next := ""
+	if cleared {
+		next = w.Successor(code)
+	}
+	nextName, nextLevel, _ := WarningName(next)
 	var b strings.Builder
 	switch {
+	case next != "" && nextLevel > level:
+		fmt.Fprintf(&b, "⬆️ **%sは%sに切り替えられました**（%s）\n", name, nextName, office)
+	case next != "":
+		fmt.Fprintf(&b, "⬇️ **%sは%sに切り替えられました**（%s）\n", name, nextName, office)
 	case cleared:
 		fmt.Fprintf(&b, "✅ **%sは解除されました**（%s）\n", name, office)
 	case level == LevelSpecial:
@@ -253,7 +263,10 @@ func WarningPost(w Warnings, code string, cleared bool, names map[string]string)
 	}
 	fmt.Fprintf(&b, "（%s発表）\n%s", jaTime(w.ReportedAt), Source)
 	title := name + "（" + office + "）"
-	if cleared {
+	switch {
+	case next != "":
+		title += " → " + nextName
+	case cleared:
 		title += " 解除"
 	}
 	return Post{Title: title, Content: clip(b.String())}

@@ -50,6 +50,39 @@ type Warnings struct {
 }
 
 // Codes are the codes in force, strongest level first, then by code.
+// phenomenon is what a warning is about, whatever its level: 大雨 for
+// 大雨注意報, 大雨警報 and 大雨特別警報; the advisories of 暴風雪 and 暴風
+// are 風雪 and 強風.
+func phenomenon(code string) string {
+	name, _, _ := WarningName(code)
+	for _, suffix := range []string{"特別警報", "警報", "注意報"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			name = base
+			break
+		}
+	}
+	switch name {
+	case "風雪":
+		return "暴風雪"
+	case "強風":
+		return "暴風"
+	}
+	return name
+}
+
+// Successor is the code in force in w that replaced code — the same
+// phenomenon at another level (大雨警報 → 大雨特別警報 or 大雨注意報) —
+// or "" when code was lifted.
+func (w Warnings) Successor(code string) string {
+	p := phenomenon(code)
+	for _, c := range w.Codes() {
+		if c != code && p != "" && phenomenon(c) == p {
+			return c
+		}
+	}
+	return ""
+}
+
 func (w Warnings) Codes() []string {
 	codes := make([]string, 0, len(w.Active))
 	for c := range w.Active {

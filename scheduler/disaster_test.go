@@ -408,7 +408,8 @@ func TestWeatherWarningThenCancelled(t *testing.T) {
 			e.jma.serve(path, "warning_130000_cleared.json")
 			run(t, d)
 			msgs = e.messages()
-			if !strings.Contains(msgs[0].Content, "大雨警報は解除されました") || msgs[0].Edits != 1 {
+			// 大雨 goes on as an advisory: the warning's message says so.
+			if !strings.Contains(msgs[0].Content, "大雨警報は大雨注意報に切り替えられました") || msgs[0].Edits != 1 {
 				t.Fatalf("大雨警報 after 解除 (edits %d):\n%s", msgs[0].Edits, msgs[0].Content)
 			}
 			if tc.advisories {
@@ -421,5 +422,29 @@ func TestWeatherWarningThenCancelled(t *testing.T) {
 				t.Fatalf("%d posts after 解除, want 1", len(msgs))
 			}
 		})
+	}
+}
+
+// A warning raised to a special warning: the warning's message says it was
+// replaced (not lifted) and the special warning is posted as news.
+func TestWeatherWarningRaisedToSpecial(t *testing.T) {
+	e := newDisasterEnv(t)
+	e.clock.set("2026-07-01 10:20")
+	path := disaster.WarningPath("130000")
+	e.jma.serve(path, "warning_130000_issued.json")
+	d := e.poller(func(o *DisasterOptions) { o.Office = "130000" })
+	run(t, d)
+	e.clock.set("2026-07-01 12:35")
+	e.jma.serve(path, "warning_130000_special.json")
+	run(t, d)
+	msgs := e.messages()
+	if len(msgs) != 2 {
+		t.Fatalf("%d posts, want the warning and the special warning: %+v", len(msgs), msgs)
+	}
+	if !strings.Contains(msgs[0].Content, "⬆️ **大雨警報は大雨特別警報に切り替えられました**") || strings.Contains(msgs[0].Content, "解除") {
+		t.Errorf("the warning's message after the raise:\n%s", msgs[0].Content)
+	}
+	if !strings.Contains(msgs[1].Content, "🟪 **大雨特別警報**（東京都）") {
+		t.Errorf("the special warning's post:\n%s", msgs[1].Content)
 	}
 }
