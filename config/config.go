@@ -290,6 +290,8 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("tool_timeout", c.ToolTimeout),
 		slog.Duration("turn_timeout", c.TurnTimeout),
 		slog.Duration("api_log_retention", c.APILogRetention),
+		slog.Duration("message_retention", c.MessageRetention),
+		slog.Any("disaster", c.Disaster),
 		slog.String("log_format", c.LogFormat),
 	)
 }

@@ -298,6 +298,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 		"TAVILY_API_KEY":      "tvly-api-key-secret",
 		"WEATHER_WEBHOOK_URL": "https://discord.com/api/webhooks/1/webhook-token-secret",
 		"TIPS_WEBHOOK_URL":    "https://discord.com/api/webhooks/2/tips-token-secret",
+		"QUAKE_WEBHOOK_URL":   "https://discord.com/api/webhooks/3/quake-token-secret",
 	}
 	c, err := Parse(env(secrets))
 	if err != nil {
