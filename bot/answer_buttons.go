@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -106,21 +108,30 @@ func (b *Bot) answerComponents(want string, messageID, askerID string) []discord
 type runningTurn struct {
 	askerID string
 	stop    context.CancelCauseFunc
+	done    chan struct{} // closed when the turn has returned (stored)
 }
+
+// againWait is how long a press of 再生成 waits for the turn it is on to
+// be stored: the button shows as soon as the answer is complete.
+const againWait = 10 * time.Second
 
 // track registers a streaming answer under its user's message; the
 // returned func unregisters it.
 func (b *Bot) track(messageID, askerID string, stop context.CancelCauseFunc) func() {
-	t := &runningTurn{askerID: askerID, stop: stop}
+	t := &runningTurn{askerID: askerID, stop: stop, done: make(chan struct{})}
 	b.mu.Lock()
 	b.running[messageID] = t
 	b.mu.Unlock()
+	var once sync.Once
 	return func() {
-		b.mu.Lock()
-		if b.running[messageID] == t {
-			delete(b.running, messageID)
-		}
-		b.mu.Unlock()
+		once.Do(func() {
+			b.mu.Lock()
+			if b.running[messageID] == t {
+				delete(b.running, messageID)
+			}
+			b.mu.Unlock()
+			close(t.done)
+		})
 	}
 }
 
@@ -146,7 +157,15 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 		// The answer ended (or its process did): drop the stale button.
 		return commands.PressReply{Update: p.Content, Text: notRunningReply}
 	case t != nil:
-		return commands.PressReply{Text: stillRunningReply}
+		wait := time.NewTimer(againWait)
+		defer wait.Stop()
+		select {
+		case <-t.done:
+		case <-wait.C:
+			return commands.PressReply{Text: stillRunningReply}
+		case <-ctx.Done():
+			return commands.PressReply{Text: stillRunningReply}
+		}
 	}
 	return b.again(ctx, p, a)
 }

@@ -102,20 +102,14 @@ func startedThread(req chat.Request) bool {
 	return req.ParentID != "" && req.MessageID == req.ChannelID
 }
 
-// setButtons asks for the buttons want on the answer's first message.
-func (r *reply) setButtons(want string) {
-	if !r.withButtons {
-		return
-	}
-	r.mu.Lock()
-	r.buttons = want
-	r.mu.Unlock()
-	r.signal()
-}
-
+// wantButtons is what the first message should carry now: once the turn
+// has finished, 再生成.
 func (r *reply) wantButtons() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.buttons != "" && r.view.finished() {
+		return actionAgain
+	}
 	return r.buttons
 }
 
@@ -445,7 +439,6 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	case err == nil && !noted:
 		r.emit(llm.Text{Text: "\n\n" + strings.Join(notes, "\n")})
 	}
-	r.setButtons(actionAgain)
 	r.finish(err)
 	r.mu.Lock()
 	failed, fatal := r.view.err, r.fatal

@@ -122,6 +122,11 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
 
+	// One key signs the buttons of reminders and of answers.
+	buttonKey, err := db.EnsureSetting(ctx, d.pool, buttonKeySetting, page.NewSecret())
+	if err != nil {
+		return nil, err
+	}
 	var discord *bot.Bot
 	if cfg.DiscordToken != "" {
 		b, err := bot.New(bot.Options{
@@ -134,6 +139,11 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Chains:    a.memory,
 			Claims:    bot.DatabaseClaims(d.pool),
 			Guilds:    cfg.DiscordGuilds,
+			Modes:     channelModes{d.pool},
+			Reactions: cfg.Discord.Reactions,
+			ButtonKey: buttonKey,
+			Turns:     a.memory,
+			Documents: a.memory,
 		})
 		if err != nil {
 			return nil, err
@@ -143,10 +153,6 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		a.instrumentDiscord(b)
 	}
 
-	buttonKey, err := db.EnsureSetting(ctx, d.pool, buttonKeySetting, page.NewSecret())
-	if err != nil {
-		return nil, err
-	}
 	schedOpts := scheduler.Options{
 		Location:         cfg.Location,
 		Now:              clock,
@@ -305,7 +311,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 
 // addCommands gives the bot its slash commands.
 func (a *app) addCommands() {
-	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel, Log: a.logger}
+	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel, Modes: a.bot, Log: a.logger}
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
@@ -319,6 +325,7 @@ func (a *app) addCommands() {
 		}),
 		channels.Persona(),
 		channels.Model(),
+		channels.ChannelMode(),
 	} {
 		a.bot.AddCommand(c)
 	}
