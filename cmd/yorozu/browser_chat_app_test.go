@@ -205,3 +205,60 @@ func TestEveryScreenFitsAPhone(t *testing.T) {
 	// River's own UI evaluates code, which the page's CSP refuses; it is not yorozu's.
 	b.noProblems("phone", "CSP violation: script-src eval at")
 }
+
+// TestChatVersionsInBrowser: 再生成 keeps both answers, ‹ › switches them,
+// and the next request to the model reads the one shown; 編集 sends a
+// message again as a new version, the old one a click away.
+func TestChatVersionsInBrowser(t *testing.T) {
+	a := openAdmin(t, nil)
+	h, b := a.h, a.browserPage
+	var mu sync.Mutex
+	var n int
+	var lastReq api.ChatRequest
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		lastReq = req
+		return ollamatest.Text(fmt.Sprintf("答えその%d（%s）", n, lastUserText(req)))
+	})
+	b.waitJS("the chat screen", `document.querySelector('#session-list .empty')?.textContent === 'まだ会話はありません。'`)
+	b.typeInto("#input", "質問A")
+	b.keys("Enter", kb.Enter)
+	regen := `[...document.querySelectorAll('.msg.assistant .msg-actions button')].some((e) => e.textContent === '再生成')`
+	b.waitJS("the answer, kept", lastAssistant+`.includes('答えその1') && `+regen)
+	b.do("再生成", chromedp.Click(chromedp.CSS(`.msg.assistant .msg-actions button:nth-of-type(2)`)))
+	b.waitJS("the second answer, version 2/2", lastAssistant+`.includes('答えその2') && document.querySelector('.msg.assistant .alt-pos')?.textContent === '2/2' && document.querySelectorAll('.msg').length === 2`)
+	b.screenshot("chat-versions-regenerated")
+	b.click(`.msg.assistant .alt button[aria-label="前の版"]`)
+	b.waitJS("version 1/2", lastAssistant+`.includes('答えその1') && document.querySelector('.msg.assistant .alt-pos')?.textContent === '1/2'`)
+	b.typeInto("#input", "次の質問")
+	b.keys("Enter", kb.Enter)
+	b.waitJS("the next answer", lastAssistant+`.includes('答えその3') && document.querySelector('#stop').hidden`)
+	mu.Lock()
+	var sawFirst, sawSecond bool
+	for _, m := range lastReq.Messages {
+		sawFirst = sawFirst || strings.Contains(m.Content, "答えその1")
+		sawSecond = sawSecond || strings.Contains(m.Content, "答えその2")
+	}
+	mu.Unlock()
+	if !sawFirst || sawSecond {
+		t.Errorf("the next request holds version 1: %v, version 2: %v; want only the one shown", sawFirst, sawSecond)
+	}
+
+	// 編集 the first question: a new version from there.
+	b.waitJS("the actions", `document.querySelectorAll('.msg.user .msg-actions button').length >= 4`)
+	b.do("編集", chromedp.Click(chromedp.CSS(`.msg.user .msg-actions button:nth-of-type(2)`)))
+	b.typeInto(".msg-edit textarea", "質問B")
+	b.do("send the edit", chromedp.Click(chromedp.CSS(`.msg-edit button[type=submit]`)))
+	// The question is the conversation's first message: its versions are
+	// the two answers' and this one, switched under the question now.
+	b.waitJS("the edited version", `document.querySelector('.msg.user .bubble')?.textContent === '質問B' && document.querySelector('.msg.user .alt-pos')?.textContent === '3/3' && `+lastAssistant+`.includes('答えその4') && document.querySelectorAll('.msg').length === 2`)
+	b.screenshot("chat-versions-edited")
+	b.click(`.msg.user .alt button[aria-label="前の版"]`)
+	b.waitJS("version 2/3", `document.querySelector('.msg.user .bubble')?.textContent === '質問A' && `+lastAssistant+`.includes('答えその2') && document.querySelector('.msg.user .alt-pos')?.textContent === '2/3'`)
+	b.click(`.msg.user .alt button[aria-label="前の版"]`)
+	b.waitJS("version 1/3, whole", `document.querySelectorAll('.msg').length === 4 && `+lastAssistant+`.includes('答えその3') && document.querySelector('.msg.user .alt-pos')?.textContent === '1/3'`)
+	b.screenshot("chat-versions")
+	b.noProblems("versions")
+}

@@ -201,15 +201,83 @@ function showTools(b, list) {
 	b.tools.hidden = !list.length;
 }
 
-// messageActions puts copy (and, on the page's own conversations, the
-// other actions) under a stored message.
-function messageActions(b, m) {
+// messageActions puts copy (and, on the page's own conversations, 編集 or
+// 再生成, and the versions' switch) under a stored message.
+function messageActions(b, m, set) {
 	const copy = el('button', { type: 'button', class: 'link small' }, 'コピー');
 	copy.addEventListener('click', () => copyText(m.content || '', copy));
-	b.actions.replaceChildren(copy);
+	const parts = [copy];
+	if (!readOnly() && !m.archived && m.id) {
+		if (m.role === 'user') parts.push(el('button', { type: 'button', class: 'link small', onclick: () => edit(b, m) }, '編集'));
+		if (m.role === 'assistant') parts.push(el('button', { type: 'button', class: 'link small', onclick: () => regenerate(b, m) }, '再生成'));
+	}
+	if (set) parts.push(branchControl(set));
+	b.actions.replaceChildren(...parts);
 }
 
-function showMessage(m) {
+// branchControl switches between the versions from one point on: ‹ 2/3 ›.
+function branchControl(set) {
+	const go = (pos) => switchBranch(set.anchor_id, pos);
+	return el('span', { class: 'alt', role: 'group', 'aria-label': `版 ${set.position}/${set.count}` },
+		el('button', { type: 'button', class: 'link small', 'aria-label': '前の版', disabled: set.position <= 1, onclick: () => go(set.position - 1) }, '‹'),
+		el('span', { class: 'alt-pos' }, `${set.position}/${set.count}`),
+		el('button', { type: 'button', class: 'link small', 'aria-label': '次の版', disabled: set.position >= set.count, onclick: () => go(set.position + 1) }, '›'));
+}
+
+async function switchBranch(anchor, position) {
+	if (state.busy || state.current == null) return;
+	const id = state.current;
+	try {
+		await request('POST', `/chat/sessions/${encodeURIComponent(id)}/branches`, { anchor_id: anchor, position });
+		await loadMessages(id);
+	} catch (err) {
+		fail(err);
+	}
+}
+
+// dropFrom removes node and every message after it: a new version of the
+// conversation is about to be written from there.
+function dropFrom(node) {
+	while (node.nextElementSibling) node.nextElementSibling.remove();
+	node.remove();
+}
+
+// regenerate writes answer m again: its question is asked again, and what
+// was there stays reachable as the previous version.
+function regenerate(b, m) {
+	if (state.busy) return;
+	const q = b.node.previousElementSibling;
+	if (!q || !q.classList.contains('user') || !q.msg) return;
+	dropFrom(q);
+	send(q.msg.content || '', { regenerate: m.id });
+}
+
+// edit turns user message m into a field; sending it starts a new version
+// from there, the old one staying reachable.
+function edit(b, m) {
+	if (state.busy) return;
+	const input = el('textarea', { rows: 3, 'aria-label': 'メッセージを編集' }, m.content || '');
+	const box = el('form', { class: 'msg-edit' }, input,
+		el('div', { class: 'row' },
+			el('button', { type: 'submit', class: 'primary small' }, '送信'),
+			el('button', { type: 'button', class: 'small', onclick: () => box.replaceWith(b.body) }, 'キャンセル')));
+	box.addEventListener('submit', (ev) => {
+		ev.preventDefault();
+		const text = input.value.trim();
+		if (!text || state.busy) return;
+		dropFrom(b.node);
+		send(text, { edit: m.id });
+	});
+	input.addEventListener('keydown', (ev) => {
+		if (ev.key !== 'Enter' || ev.shiftKey || ev.isComposing || ev.keyCode === 229) return;
+		ev.preventDefault();
+		box.requestSubmit();
+	});
+	b.body.replaceWith(box);
+	input.focus();
+}
+
+function showMessage(m, set) {
 	const role = m.role === 'assistant' ? 'assistant' : 'user';
 	// Discord users by their name; on the page's own conversations, the admin.
 	const author = role === 'user' && readOnly() ? m.author_name : undefined;
@@ -222,7 +290,8 @@ function showMessage(m) {
 		if (m.stopped) b.node.classList.add('stopped');
 	} else b.body.textContent = m.content || '';
 	if (m.images && m.images.length) b.body.append(imageList(m.images));
-	messageActions(b, m);
+	b.node.msg = m;
+	messageActions(b, m, set);
 	$('messages').append(b.node);
 	return b;
 }
@@ -242,7 +311,19 @@ async function loadMessages(id) {
 	if (!msgs.length) {
 		$('messages').append(el('p', { class: 'empty' }, 'メッセージはまだありません。'));
 	}
-	msgs.forEach(showMessage);
+	// A regenerated answer's versions switch under the answer, an edited
+	// message's under the message.
+	let regen = null;
+	for (const m of msgs) {
+		let set = null;
+		if (m.branch && m.branch.kind === 'edit') set = m.branch;
+		else if (m.branch) regen = m.branch;
+		if (m.role === 'assistant' && regen) {
+			set = regen;
+			regen = null;
+		}
+		showMessage(m, set);
+	}
 	scrollDown();
 	return true;
 }
@@ -481,9 +562,11 @@ function upload(img) {
 	});
 }
 
-async function send(text) {
+// send sends text as a new turn; version is {regenerate: answer id} or
+// {edit: message id} for a new version of the conversation from there.
+async function send(text, version) {
 	if (state.busy || readOnly()) return;
-	const images = state.images;
+	const images = version ? [] : state.images;
 	let uploads = [];
 	try {
 		uploads = await Promise.all(images.map(upload));
@@ -491,8 +574,10 @@ async function send(text) {
 		fail(err);
 		return;
 	}
-	state.images = [];
-	renderImages();
+	if (!version) {
+		state.images = [];
+		renderImages();
+	}
 	const box = $('messages');
 	box.querySelector('.empty')?.remove();
 	const u = bubble('user');
@@ -510,7 +595,7 @@ async function send(text) {
 	const ctl = new AbortController();
 	state.busy = { ctl, session: state.current };
 	busyButtons();
-	const body = { message: text };
+	const body = { message: text, ...version };
 	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
 	else {
