@@ -22,12 +22,17 @@ type channelJSON struct {
 	ParentID  string  `json:"parent_id"`
 	Persona   *string `json:"persona"`
 	Model     *string `json:"model"`
+	// Mode is how yorozu listens there (mention, free, thread; null:
+	// inherited), channels and threads only.
+	Mode *string `json:"mode"`
 	// PersonaInForce and ModelInForce apply there, coming from
 	// PersonaFrom / ModelFrom: thread, channel, server or default.
 	PersonaInForce string     `json:"persona_in_force"`
 	PersonaFrom    string     `json:"persona_from"`
 	ModelInForce   string     `json:"model_in_force"`
 	ModelFrom      string     `json:"model_from"`
+	ModeInForce    string     `json:"mode_in_force"`
+	ModeFrom       string     `json:"mode_from"`
 	UpdatedBy      string     `json:"updated_by"`
 	UpdatedAt      *time.Time `json:"updated_at"`
 	LastActive     *time.Time `json:"last_active"`
@@ -38,6 +43,7 @@ type channelJSON struct {
 type channelRequest struct {
 	Persona *string `json:"persona"`
 	Model   *string `json:"model"`
+	Mode    *string `json:"mode"` // a channel's or thread's only; the bot reads it within ModeRefresh
 }
 
 // modelCheckTimeout bounds asking Ollama whether a model is installed.
@@ -110,6 +116,18 @@ func (s *Server) putPlace(w http.ResponseWriter, r *http.Request, find func(cont
 		s.notFoundOr500(w, r, err)
 		return
 	}
+	if req.Mode != nil {
+		m := strings.TrimSpace(*req.Mode)
+		switch {
+		case m != "" && !db.ValidMode(m):
+			writeFieldError(w, "mode", "mention・free・thread のどれかです")
+			return
+		case m != "" && (place.ChannelID == "" || place.GuildID == ""):
+			writeFieldError(w, "mode", "モードはサーバーのチャンネルとスレッドにだけ設定できます")
+			return
+		}
+		req.Mode = &m
+	}
 	if req.Model != nil {
 		m := strings.TrimSpace(*req.Model)
 		req.Model = &m
@@ -126,14 +144,18 @@ func (s *Server) resetPlace(w http.ResponseWriter, r *http.Request, find func(co
 		s.notFoundOr500(w, r, err)
 		return
 	}
-	s.updatePlace(w, r, place, channelRequest{Persona: new(string), Model: new(string)})
+	reset := channelRequest{Persona: new(string), Model: new(string)}
+	if place.ChannelID != "" {
+		reset.Mode = new(string)
+	}
+	s.updatePlace(w, r, place, reset)
 }
 
 // updatePlace stores req for place and answers with the place as it now is.
 func (s *Server) updatePlace(w http.ResponseWriter, r *http.Request, place db.KnownChannel, req channelRequest) {
 	_, err := db.UpdateChannelSetting(r.Context(), s.opts.Pool, db.ChannelSettingUpdate{
 		GuildID: place.GuildID, ChannelID: place.ChannelID, ParentID: place.ParentID,
-		Persona: req.Persona, Model: req.Model, By: "admin",
+		Persona: req.Persona, Model: req.Model, Mode: req.Mode, By: "admin",
 	})
 	if err != nil {
 		s.internalError(w, r, err)
@@ -183,12 +205,12 @@ func (s *Server) checkModel(w http.ResponseWriter, r *http.Request, model string
 }
 
 func settingOf(c db.KnownChannel) db.ChannelSetting {
-	return db.ChannelSetting{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model}
+	return db.ChannelSetting{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model, Mode: c.Mode}
 }
 
 func (s *Server) toChannelJSON(c db.KnownChannel, rows []db.ChannelSetting) channelJSON {
 	out := channelJSON{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model,
-		UpdatedBy: c.UpdatedBy, UpdatedAt: c.UpdatedAt, LastActive: c.LastActive}
+		Mode: c.Mode, UpdatedBy: c.UpdatedBy, UpdatedAt: c.UpdatedAt, LastActive: c.LastActive}
 	switch {
 	case c.ChannelID == "":
 		out.Kind = "server"
@@ -201,6 +223,7 @@ func (s *Server) toChannelJSON(c db.KnownChannel, rows []db.ChannelSetting) chan
 	}
 	e := db.Resolve(rows, c.GuildID, c.ChannelID, c.ParentID)
 	out.PersonaInForce, out.PersonaFrom, out.ModelInForce, out.ModelFrom = e.Persona, e.PersonaFrom, e.Model, e.ModelFrom
+	out.ModeInForce, out.ModeFrom = e.Mode, e.ModeFrom
 	if out.ModelInForce == "" && s.opts.Deps.Settings != nil {
 		out.ModelInForce = s.opts.Deps.Settings.Get("default_model")
 	}

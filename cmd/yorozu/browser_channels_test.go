@@ -32,8 +32,13 @@ func TestChannelsPageInBrowser(t *testing.T) {
 	b.do("persona and model", chromedp.SetValue(chromedp.CSS(form+" textarea"), "あなたは海賊です。"),
 		chromedp.SetValue(chromedp.CSS(form+" input"), otherModel), chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
 	b.waitJS("saved", `document.querySelector('`+form+`').textContent.includes('いま: チャンネルの設定の人格／モデル `+otherModel+`（チャンネルの設定）')`)
+	b.do("mode free", chromedp.SetValue(chromedp.CSS(form+" select"), "free"), chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
+	b.waitJS("mode saved", `document.querySelector('`+form+`').textContent.includes('モード free（チャンネルの設定）')`)
 	b.screenshot("channels")
 	b.noProblems("channels")
+	if e, err := db.ChannelSettingsInForce(context.Background(), h.pool, guildID, channelID, ""); err != nil || e.Mode != db.ModeFree {
+		t.Fatalf("stored mode = %+v, %v", e, err)
+	}
 
 	e, err := db.ChannelSettingsInForce(context.Background(), h.pool, guildID, channelID, "")
 	if err != nil || e.Persona != "あなたは海賊です。" || e.Model != otherModel {

@@ -1,4 +1,4 @@
-// Persona and model per Discord server, channel, thread and DM.
+// Persona, model and mode per Discord server, channel, thread and DM.
 import { get, optional, request } from './api.js';
 import { $, armed, el, empty, fail, start, toast, when } from './ui.js';
 
@@ -29,9 +29,29 @@ function path(c) {
 	return c.kind === 'server' ? `/api/servers/${encodeURIComponent(c.guild_id)}` : `/api/channels/${encodeURIComponent(c.channel_id)}`;
 }
 
+const modeLabel = {
+	mention: 'mention: メンションと返信にだけ答える',
+	free: 'free: すべての発言に答える（ほかの人だけへのメンションと // で始まる発言を除く）',
+	thread: 'thread: メンションごとにスレッドを作り、スレッドではメンションなしで答える',
+};
+
+// hasMode: channels and threads of a server have a mode; servers and DMs not.
+const hasMode = (c) => c.kind === 'channel' || c.kind === 'thread';
+
 function inForce(c) {
 	const persona = c.persona_from === 'default' ? 'よろずの既定' : `${fromLabel[c.persona_from]}の人格`;
-	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）`;
+	const mode = hasMode(c) ? `／モード ${c.mode_in_force}（${fromLabel[c.mode_from]}）` : '';
+	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）${mode}`;
+}
+
+// modeField is the mode selector of a channel or thread ('' inherits).
+function modeField(c) {
+	const inherit = c.kind === 'thread' ? '親チャンネルに合わせる' : '既定（mention）';
+	const select = el('select', { 'aria-label': `${title(c)}のモード` },
+		el('option', { value: '' }, inherit),
+		...Object.entries(modeLabel).map(([v, label]) => el('option', { value: v }, label)));
+	select.value = c.mode || '';
+	return select;
 }
 
 function entry(c) {
@@ -46,16 +66,20 @@ function entry(c) {
 	const model = el('input', { value: c.model || '', list: 'channel-models', 'aria-label': `${title(c)}のモデル`,
 		placeholder: '空欄: ' + (c.model_from === 'default' ? '既定のモデル' : fromLabel[c.model_from]) });
 	const status = el('p', { class: 'muted small' }, inForce(c));
+	const mode = hasMode(c) ? modeField(c) : null;
 	const show = (next) => {
 		status.textContent = inForce(next);
 		persona.value = next.persona || '';
 		model.value = next.model || '';
+		if (mode) mode.value = next.mode || '';
 		counted();
 	};
 	const form = el('form', { class: 'entry', onsubmit: async (ev) => {
 		ev.preventDefault();
 		try {
-			show(await request('PUT', path(c), { persona: persona.value, model: model.value.trim() }));
+			const body = { persona: persona.value, model: model.value.trim() };
+			if (mode) body.mode = mode.value;
+			show(await request('PUT', path(c), body));
 			toast('保存しました。', 'info');
 		} catch (err) {
 			fail(err);
@@ -69,6 +93,7 @@ function entry(c) {
 	status,
 	el('div', { class: 'row' }, el('label', { for: id }, '人格'), el('span', { class: 'grow' }), count),
 	persona,
+	mode ? el('div', { class: 'row mt' }, el('label', {}, 'モード ', mode)) : null,
 	el('div', { class: 'row mt' }, el('label', {}, 'モデル ', model),
 		el('button', { type: 'submit', class: 'primary' }, '保存'),
 		armed(el('button', { type: 'button', class: 'link danger' }, '受け継ぐ設定に戻す'), '本当に戻す', async () => {
