@@ -123,6 +123,11 @@ func TestStopKeepsTheAnswer(t *testing.T) {
 	if len(ms) != 2 || !ms[1].Stopped {
 		t.Errorf("history = %+v, want the answer marked stopped", ms)
 	}
+	var exp exportJSON
+	a.c.call("GET", "/chat/sessions/"+itoa(id)+"/export", nil, &exp)
+	if len(exp.Messages) != 2 || !exp.Messages[1].Stopped || !strings.HasSuffix(exp.Messages[1].Content, chat.StoppedMark) {
+		t.Errorf("export = %+v, want the answer marked stopped", exp.Messages)
+	}
 	a.ollama.Script(ollamatest.Text("はい。"))
 	readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Message: "続けて"}))
 	reqs := a.ollama.Requests()

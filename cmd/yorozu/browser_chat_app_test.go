@@ -262,3 +262,26 @@ func TestChatVersionsInBrowser(t *testing.T) {
 	b.screenshot("chat-versions")
 	b.noProblems("versions")
 }
+
+// TestSwitchDuringAnswerInBrowser: opening another conversation while an
+// answer streams works; the answer goes on on the server, the list marks
+// it 応答中, and coming back shows it so far and then whole.
+func TestSwitchDuringAnswerInBrowser(t *testing.T) {
+	a := openAdmin(t, nil)
+	b := a.browserPage
+	rest := make(chan struct{})
+	a.h.script(ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "前半です。"}, {Content: "後半です。", Wait: rest}}})
+	b.waitJS("the chat screen", `document.querySelector('#session-list .empty')?.textContent === 'まだ会話はありません。'`)
+	b.typeInto("#input", "長い話をして")
+	b.keys("Enter", kb.Enter)
+	b.waitJS("the first half", lastAssistant+`.includes('前半です。')`)
+	b.click("#new-session")
+	b.waitJS("a new conversation", `document.querySelector('#conv-title').textContent === '新しい会話' && !document.querySelector('.msg') && document.querySelector('#stop').hidden && !document.querySelector('#send').disabled`)
+	b.waitJS("the other one listed as answering", `[...document.querySelectorAll('#session-list button')].some((e) => e.textContent.includes('長い話をして') && e.textContent.includes('応答中'))`)
+	b.screenshot("chat-app-switched")
+	b.do("back to it", chromedp.Click(chromedp.CSS(`#session-list li:first-child button`)))
+	b.waitJS("the answer so far", lastAssistant+`.includes('前半です。') && !document.querySelector('#stop').hidden`)
+	close(rest)
+	b.waitJS("the whole answer", lastAssistant+`.includes('後半です。') && document.querySelector('#stop').hidden`)
+	b.noProblems("switching")
+}

@@ -616,6 +616,8 @@ async function send(text, version) {
 				state.current = id;
 				localStorage.setItem(sessionKey, id);
 				history.replaceState(null, '', '?session=' + encodeURIComponent(id));
+				// Listed at once (応答中), so it can be left and come back to.
+				loadSessions().catch(() => {});
 				return;
 			}
 			view.apply(ev);
