@@ -36,13 +36,12 @@ const answerSigLen = 16
 
 // Texts of the answer buttons.
 const (
-	stoppedByUserNote  = "(停止しました)"
-	notAskerReply      = "このボタンを押せるのは、質問した人（またはメッセージの管理権限を持つ人）だけです。"
-	forgedButtonReply  = "このボタンは使えません。"
-	notRunningReply    = "この回答はもう終わっています。"
-	stillRunningReply  = "まだ答えているところです。終わってから押してください。"
-	againFailedReply   = "質問のメッセージが見つからないため、もう一度答えられませんでした。"
-	againNotLatestText = "これより後に会話が続いているため、この回答は再生成できません。"
+	stoppedByUserNote = "(停止しました)"
+	notAskerReply     = "このボタンを押せるのは、質問した人（またはメッセージの管理権限を持つ人）だけです。"
+	forgedButtonReply = "このボタンは使えません。"
+	notRunningReply   = "この回答はもう終わっています。"
+	stillRunningReply = "まだ答えているところです。終わってから押してください。"
+	againFailedReply  = "質問のメッセージが見つからないため、もう一度答えられませんでした。"
 )
 
 // errUserStopped cuts a turn whose 停止 was pressed.
@@ -168,4 +167,31 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 		}
 	}
 	return b.again(ctx, p, a)
+}
+
+// maxLastAnswers bounds the channels whose last answer is remembered.
+const maxLastAnswers = 10000
+
+// retireAgain makes messageID the last answer with buttons in channelID
+// and takes 再生成 off the one before: an older answer is not asked again,
+// the conversation has moved on. A failure is logged at debug: the old
+// button still works.
+func (b *Bot) retireAgain(ctx context.Context, channelID, messageID string) {
+	b.mu.Lock()
+	if b.lastAnswer == nil || len(b.lastAnswer) >= maxLastAnswers {
+		b.lastAnswer = map[string]string{}
+	}
+	prev := b.lastAnswer[channelID]
+	b.lastAnswer[channelID] = messageID
+	b.mu.Unlock()
+	if prev == "" || prev == messageID {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+	defer cancel()
+	e := discordgo.NewMessageEdit(channelID, prev)
+	e.Components = &[]discordgo.MessageComponent{}
+	if _, err := b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+		b.log.Debug("remove 再生成 from an older answer", "channel_id", channelID, "message_id", prev, "err", err)
+	}
 }

@@ -183,3 +183,16 @@ func TestAgainButton(t *testing.T) {
 		t.Errorf("forgotten turns = %v, want the first answer's", got)
 	}
 }
+
+// When the next answer in the channel is complete, 再生成 leaves the one
+// before it: only the last answer is asked again.
+func TestAgainOnlyOnTheLastAnswer(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	h.mention(chanID, "7", "一つ目")
+	h.buttonOn(chanID, "再生成")
+	h.mention(chanID, "7", "二つ目")
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && len(ms[1].Buttons()) == 1 && ms[1].Buttons()[0].Label == "再生成"
+	})
+}

@@ -153,8 +153,10 @@ type Bot struct {
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
-	seen     seenSet                     // messages queued lately
-	missed   *missed                     // the catch-up of the next READY
+	// lastAnswer is each channel's last answer with buttons (retireAgain).
+	lastAnswer map[string]string
+	seen       seenSet // messages queued lately
+	missed     *missed // the catch-up of the next READY
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected
