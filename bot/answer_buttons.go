@@ -169,6 +169,23 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 	return b.again(ctx, p, a)
 }
 
+// goRetireAgain is retireAgain off the channel's worker, so the next turn
+// does not wait for the edit.
+func (b *Bot) goRetireAgain(ctx context.Context, channelID, messageID string) {
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("retire 再生成")
+		b.retireAgain(context.WithoutCancel(ctx), channelID, messageID)
+	}()
+}
+
 // maxLastAnswers bounds the channels whose last answer is remembered.
 const maxLastAnswers = 10000
 

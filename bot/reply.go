@@ -452,7 +452,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	}
 	<-rendered
 	if r.withButtons && len(r.sent) > 0 {
-		b.retireAgain(ctx, req.ChannelID, r.sent[0].id)
+		b.goRetireAgain(ctx, req.ChannelID, r.sent[0].id)
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
