@@ -155,8 +155,9 @@ type Bot struct {
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	// lastAnswer is each channel's last answer with buttons (retireAgain).
 	lastAnswer map[string]string
-	seen       seenSet // messages queued lately
-	missed     *missed // the catch-up of the next READY
+	seen       seenSet   // messages queued lately
+	missed     *missed   // the catch-up of the next READY
+	dropped    time.Time // when the gateway was lost, until connected again
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected

@@ -35,7 +35,10 @@ const (
 	catchUpChannels = 100
 	catchUpMessages = 50
 	catchUpTimeout  = 15 * time.Second
-	seenMessages    = 1024 // message ids remembered against redelivery
+	// droppedSlack is how long before a lost connection was noticed its
+	// messages may have stopped coming.
+	droppedSlack = 2 * time.Second
+	seenMessages = 1024 // message ids remembered against redelivery
 )
 
 // databaseAwayReply tells a mention that waited OutageWait for the
@@ -193,13 +196,22 @@ type missed struct {
 
 // catchUp does the catch-up CatchUpNext asked for, if any, from the
 // gateway's read loop (READY or RESUMED), so that messages arriving after
-// it queue behind the ones caught up. A resumed session's replayed
-// messages are queued once (firstSight).
-func (b *Bot) catchUp(ctx context.Context) {
+// it queue behind the ones caught up. A new session after a lost one (not
+// resumed: Discord replays a resumed session's events, queued once by
+// firstSight) catches up since the loss too.
+func (b *Bot) catchUp(ctx context.Context, resumed bool) {
 	b.mu.Lock()
-	m := b.missed
-	b.missed = nil
+	m, dropped := b.missed, b.dropped
+	b.missed, b.dropped = nil, time.Time{}
 	b.mu.Unlock()
+	if !resumed && !dropped.IsZero() && b.opts.Claims != nil {
+		since := dropped.Add(-droppedSlack)
+		if m == nil {
+			m = &missed{since: since}
+		} else if since.Before(m.since) {
+			m.since = since
+		}
+	}
 	if m == nil {
 		return
 	}

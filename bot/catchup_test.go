@@ -207,3 +207,27 @@ func TestCatchUpAnswersMissedMentions(t *testing.T) {
 		t.Errorf("after a second catch-up the bot wrote %q", got)
 	}
 }
+
+// A gateway session that ended (closed normally: Discord will not resume
+// it) is identified anew, and the mentions sent while it was away are
+// caught up, though no hand-over asked for it.
+func TestNewSessionCatchesUpWhatTheOldOneMissed(t *testing.T) {
+	claims := &fakeClaims{channels: []db.DiscordChannel{{GuildID: guildID, ChannelID: chanID}}}
+	h, logs := startFaulty(t, nil, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	sessions := h.srv.Sessions()
+	if err := h.bot.session.Close(); err != nil { // as discordgo's own heartbeat does on a write error
+		t.Fatal(err)
+	}
+	if err := h.srv.WaitFor(h.ctx, func() bool { return !h.srv.Connected() }); err != nil {
+		t.Fatal(err)
+	}
+	h.mention(chanID, "u1", "聞こえますか")
+	if err := h.srv.WaitFor(h.ctx, func() bool { return h.srv.Sessions() > sessions && h.srv.Connected() }); err != nil {
+		t.Fatalf("not connected again: %v\n%s", err, logs)
+	}
+	h.waitText(chanID, "了解です。")
+	if reqs := h.resp.requests(); len(reqs) != 1 || reqs[0].Text != "聞こえますか" {
+		t.Errorf("answered %+v", reqs)
+	}
+}

@@ -302,13 +302,13 @@ func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 	}
 	b.mu.Unlock()
 	b.loadModes(b.loopCtx)
-	b.catchUp(b.loopCtx)
+	b.catchUp(b.loopCtx, false)
 	b.ready.Store(true)
 	signal(b.readySig)
 }
 
 func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) {
-	b.catchUp(b.loopCtx)
+	b.catchUp(b.loopCtx, true)
 	b.ready.Store(true)
 	signal(b.readySig)
 }
@@ -318,6 +318,9 @@ func (b *Bot) onDisconnect(*discordgo.Session, *discordgo.Disconnect) {
 	b.mu.Lock()
 	if b.state == StateConnected {
 		b.state = StateConnecting
+	}
+	if b.dropped.IsZero() {
+		b.dropped = b.now()
 	}
 	b.mu.Unlock()
 	signal(b.disconnected)

@@ -91,6 +91,9 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		var f frame
 		if err := ws.ReadJSON(&f); err != nil {
 			s.mu.Lock()
+			if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
+				s.ended = true
+			}
 			delete(s.conns, c)
 			s.notifyLocked()
 			s.mu.Unlock()
@@ -114,6 +117,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			c.write(map[string]any{"op": 11})
 		case 2: // identify
 			s.mu.Lock()
+			s.ended = false
 			guilds := make([]any, 0, len(s.guilds))
 			for _, id := range s.guilds {
 				guilds = append(guilds, map[string]any{"id": id, "unavailable": true})
@@ -134,7 +138,10 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				Seq       int64  `json:"seq"`
 			}
 			json.Unmarshal(f.D, &d)
-			if d.SessionID != sessionID {
+			s.mu.Lock()
+			ended := s.ended
+			s.mu.Unlock()
+			if d.SessionID != sessionID || ended {
 				c.write(map[string]any{"op": 9, "d": false})
 				continue
 			}

@@ -48,7 +48,11 @@ type Server struct {
 	calls   []Call
 	closed  bool
 	quit    chan struct{} // closed by Close: hung requests end
-	wg      sync.WaitGroup
+	// ended is set when a client closed the gateway with 1000 or 1001: as
+	// on Discord, the session cannot be resumed then (op 9), only
+	// identified anew.
+	ended bool
+	wg    sync.WaitGroup
 
 	// Channels, threads, servers and members.
 	channels     map[string]bool
