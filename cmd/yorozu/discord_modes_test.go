@@ -170,3 +170,54 @@ func TestDocumentAttached(t *testing.T) {
 		t.Errorf("read_fetched_file gave %q", toolResult)
 	}
 }
+
+// TestThreadChannel: after /channel mode thread a mention opens a thread
+// named from the question and is answered there; a follow-up in the
+// thread is answered without a mention, with the thread's own
+// conversation.
+func TestThreadChannel(t *testing.T) {
+	h := start(t, nil)
+	h.discord.PutChannelInGuild(channelID, guildID)
+	h.handle(func(req api.ChatRequest) ollamatest.Reply { return ollamatest.Echo(req) })
+	mod := member(bobID, discordgo.PermissionManageChannels)
+	if got := h.slash(t, mod, "channel", "mode", &discordgo.ApplicationCommandInteractionDataOption{
+		Name: "value", Type: discordgo.ApplicationCommandOptionString, Value: "thread"}); !strings.HasPrefix(got, "このチャンネルのモードを thread") {
+		t.Fatalf("/channel mode thread = %q", got)
+	}
+	q := h.mention(aliceID, "旅行の計画を立てたい")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		if err := h.discord.WaitFor(ctx, cond); err != nil {
+			t.Fatalf("%s: %v\nstderr:\n%s", what, err, h.stderr.String())
+		}
+	}
+	wait("the answer in a thread", func() bool {
+		ms := h.discord.BotMessages(q.ID)
+		return len(ms) == 1 && strings.Contains(ms[0].Content, "旅行の計画を立てたい")
+	})
+	if th, ok := h.discord.Thread(q.ID); !ok || th.ParentID != channelID || th.Name != "旅行の計画を立てたい" {
+		t.Errorf("thread = %+v, %v", th, ok)
+	}
+	// The thread's first turn is stored (it trails the reply a little).
+	h.waitCount(t, `SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id
+		WHERE s.key = 'discord:channel:`+q.ID+`'`, 2)
+	h.discord.SendMessage(&discordgo.Message{ChannelID: q.ID, GuildID: guildID, Content: "予算は5万円",
+		Author: &discordgo.User{ID: aliceID, Username: "alice"}})
+	wait("the follow-up answered in the thread", func() bool {
+		ms := h.discord.BotMessages(q.ID)
+		return len(ms) == 2 && strings.Contains(ms[1].Content, "予算は5万円")
+	})
+	if ms := h.discord.BotMessages(channelID); len(ms) != 0 {
+		t.Errorf("answered in the channel too: %+v", ms)
+	}
+	turns := h.turns()
+	var history []string
+	for _, m := range turns[len(turns)-1].Messages {
+		history = append(history, m.Content)
+	}
+	if joined := strings.Join(history, "\n"); !strings.Contains(joined, "旅行の計画を立てたい") {
+		t.Errorf("the follow-up's context lacks the thread's first question:\n%s", joined)
+	}
+}
