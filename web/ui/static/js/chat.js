@@ -484,17 +484,16 @@ async function attach(id) {
 
 // afterTurn redraws the conversation as the server kept it (with the ids the
 // copy and regenerate buttons need) and refreshes the lists.
-async function afterTurn(id) {
-	const wasNew = !state.sessions.some((s) => String(s.id) === String(id));
+async function afterTurn(id, wasNew) {
 	await loadSessions().catch(fail);
 	if (String(state.current) !== String(id)) return;
 	await loadMessages(id).catch(fail);
-	if (wasNew) {
-		$('conv-title').textContent = currentSession()?.title || '（無題）';
-		sessionButtons();
-		showSpace();
-		loadLinkedNotes(id).catch(fail);
-	}
+	// The title may be new (a first message), and a new conversation's
+	// space is now fixed.
+	$('conv-title').textContent = currentSession()?.title || '（無題）';
+	sessionButtons();
+	showSpace();
+	if (wasNew) loadLinkedNotes(id).catch(fail);
 	loadDocs(id).catch(() => {});
 }
 
@@ -643,7 +642,7 @@ async function send(text, version) {
 	}
 	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
 	view.finish();
-	if (id != null) await afterTurn(id);
+	if (id != null) await afterTurn(id, body.session_id == null);
 }
 
 function doneSummary(v) {
