@@ -85,7 +85,5 @@ func (b *Bot) answerAgain(req chat.Request, msg *sentMessage) {
 			return
 		}
 	}
-	if b.answer(b.ctx, req, msg) != nil {
-		b.react(req, failedEmoji, true)
-	}
+	b.goSettleReactions(req, nil, b.answer(b.ctx, req, msg) != nil)
 }

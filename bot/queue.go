@@ -26,9 +26,9 @@ type queuedTurn struct {
 	// again, for a 再生成, is the answer's message the new answer takes
 	// over; such a turn posts no waiting notice.
 	again *sentMessage
-	// hourglass is set (before notice is sent) when ⏳ was put on the
-	// user's message.
-	hourglass bool
+	// hourglass says (once) whether ⏳ went on the user's message while
+	// the turn waited; nil when it never waited.
+	hourglass chan bool
 }
 
 // queuedText tells a waiting user their place; the running turn is 1.
@@ -70,6 +70,11 @@ func (b *Bot) enqueueTurn(t *queuedTurn) bool {
 	// One turn is running; this one waits behind it and the others.
 	t.place, t.start, t.notice = make(chan int, 1), make(chan struct{}), make(chan *sentMessage, 1)
 	t.posted = make(chan struct{})
+	if t.again == nil && b.opts.Reactions {
+		t.hourglass = make(chan bool, 1)
+		b.wg.Add(1)
+		go b.hourglassWhileWaiting(t)
+	}
 	b.wg.Add(1)
 	if t.again != nil {
 		close(t.posted)
@@ -161,7 +166,6 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 	r := newReply(b, t.req)
 	var notice *sentMessage
 	defer func() { t.notice <- notice }()
-	t.hourglass = b.react(t.req, hourglassEmoji, true)
 	if prev != nil {
 		select {
 		case <-prev:
@@ -205,18 +209,12 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 
 // handle answers one turn, recovering from panics so the channel keeps
 // going. notice is the turn's waiting notice, if it had one: the answer
-// takes its place. hourglass: ⏳ is on the user's message, to be removed.
-func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass bool) {
+// takes its place. hourglass says whether ⏳ is on the user's message, to
+// be removed.
+func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan bool) {
 	defer b.recoverEvent("answer")
 	failed := false
-	defer func() {
-		if hourglass {
-			b.react(req, hourglassEmoji, false)
-		}
-		if failed {
-			b.react(req, failedEmoji, true)
-		}
-	}()
+	defer func() { b.goSettleReactions(req, hourglass, failed) }()
 	if !b.claim(req, notice) {
 		return
 	}

@@ -20,6 +20,11 @@ const (
 // reactTimeout bounds one reaction call.
 const reactTimeout = 10 * time.Second
 
+// hourglassDelay is how long a turn waits in its channel's queue before ⏳
+// shows: a wait shorter than that is not worth two calls (Discord allows
+// a channel few reactions a second), and none of it holds up a turn.
+const hourglassDelay = time.Second
+
 // react adds (or removes) emoji on req's message and reports whether it
 // is there now. Discord refusing (no Add Reactions in the channel) is
 // logged at debug only: the reaction is a nicety.
@@ -45,4 +50,37 @@ func (b *Bot) react(req chat.Request, emoji string, add bool) bool {
 		return false
 	}
 	return add
+}
+
+// hourglassWhileWaiting puts ⏳ on t's message once it has waited
+// hourglassDelay, and says on t.hourglass whether it did.
+func (b *Bot) hourglassWhileWaiting(t *queuedTurn) {
+	defer b.wg.Done()
+	timer := time.NewTimer(hourglassDelay)
+	defer timer.Stop()
+	select {
+	case <-t.start:
+		t.hourglass <- false
+	case <-timer.C:
+		t.hourglass <- b.react(t.req, hourglassEmoji, true)
+	}
+}
+
+// goSettleReactions, off the channel's worker, takes ⏳ off req's message
+// once it is known to be there, and adds ⚠️ when the turn failed.
+func (b *Bot) goSettleReactions(req chat.Request, hourglass <-chan bool, failed bool) {
+	if hourglass == nil && !failed {
+		return
+	}
+	b.wg.Add(1) // called by a channel worker, which holds b.wg itself
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("reactions")
+		if hourglass != nil && <-hourglass {
+			b.react(req, hourglassEmoji, false)
+		}
+		if failed {
+			b.react(req, failedEmoji, true)
+		}
+	}()
 }
