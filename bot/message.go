@@ -119,7 +119,7 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 		return
 	}
 	how, known := b.listenIn(e.ChannelID)
-	if !known && e.GuildID != "" && !mentions(e.Message, botID) {
+	if !known && e.GuildID != "" && e.Author != nil && !e.Author.Bot && e.WebhookID == "" && !mentions(e.Message, botID) {
 		// Maybe a thread of a free channel nothing here knows yet: Discord
 		// is asked off the gateway loop, once for the thread.
 		b.goResolve(e.Message, botID)
