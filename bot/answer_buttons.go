@@ -13,6 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
 )
 
@@ -36,16 +37,12 @@ const answerSigLen = 16
 
 // Texts of the answer buttons.
 const (
-	stoppedByUserNote = "(停止しました)"
 	notAskerReply     = "このボタンを押せるのは、質問した人（またはメッセージの管理権限を持つ人）だけです。"
 	forgedButtonReply = "このボタンは使えません。"
 	notRunningReply   = "この回答はもう終わっています。"
 	stillRunningReply = "まだ答えているところです。終わってから押してください。"
 	againFailedReply  = "質問のメッセージが見つからないため、もう一度答えられませんでした。"
 )
-
-// errUserStopped cuts a turn whose 停止 was pressed.
-var errUserStopped = errors.New("stopped by the user")
 
 // errForgedAnswerButton is a custom id whose signature does not match.
 var errForgedAnswerButton = errors.New("the button's id is not one yorozu signed")
@@ -150,7 +147,7 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 	switch {
 	case a.action == actionStop && t != nil:
 		b.log.Info("answer stopped by a press", "channel_id", p.ChannelID, "message_id", a.messageID, "user_id", p.UserID)
-		t.stop(errUserStopped)
+		t.stop(chat.ErrStopped)
 		return commands.PressReply{} // the turn writes the rest itself
 	case a.action == actionStop:
 		// The answer ended (or its process did): drop the stale button.

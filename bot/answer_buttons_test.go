@@ -125,7 +125,7 @@ func TestStopButton(t *testing.T) {
 	}
 	t.Logf("cut %v after the press", time.Since(pressed))
 	h.waitBot(chanID, func(ms []discordtest.Message) bool {
-		return len(ms) >= 1 && ms[0].Content == "途中まで書いた答え\n\n"+stoppedByUserNote &&
+		return len(ms) >= 1 && ms[0].Content == "途中まで書いた答え\n\n"+chat.StoppedMark &&
 			len(ms[0].Buttons()) == 1 && ms[0].Buttons()[0].Label == "再生成"
 	})
 }
@@ -143,7 +143,7 @@ func TestStopButtonByModerator(t *testing.T) {
 	msg, stop := h.buttonOn(chanID, "停止")
 	h.srv.PressButton(chanID, msg.ID, stop.CustomID, &discordgo.User{ID: "9"}, discordgo.PermissionManageMessages)
 	h.waitBot(chanID, func(ms []discordtest.Message) bool {
-		return len(ms) == 1 && ms[0].Content == "書きかけ\n\n"+stoppedByUserNote
+		return len(ms) == 1 && ms[0].Content == "書きかけ\n\n"+chat.StoppedMark
 	})
 }
 

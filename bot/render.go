@@ -126,8 +126,8 @@ var failureTexts = chat.FailureTexts{
 // turn the bot's stop cut may carry any error of the call it cut, so the
 // stop is told before anything but a timeout.
 func failureNotice(err error) string {
-	if errors.Is(err, errUserStopped) {
-		return stoppedByUserNote
+	if errors.Is(err, chat.ErrStopped) {
+		return chat.StoppedMark // as the conversation keeps it
 	}
 	stopped := errors.Is(err, errStopped) || errors.Is(err, context.Canceled)
 	if stopped && !errors.Is(err, chat.ErrTurnTimeout) {

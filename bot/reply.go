@@ -429,11 +429,18 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	req = b.prepare(ctx, req)
 	req, notes := b.withDocuments(ctx, req)
 	noted := false
-	err := b.respond(ctx, req, withNotes(notes, r.emit, &noted))
+	emit := func(ev llm.Event) error {
+		if f, ok := ev.(llm.Failed); ok && chat.Stopped(ctx) {
+			// The pipeline reports the cancelled call; the user stopped it.
+			ev = llm.Failed{Err: fmt.Errorf("%w: %w", chat.ErrStopped, f.Err)}
+		}
+		return r.emit(ev)
+	}
+	err := b.respond(ctx, req, withNotes(notes, emit, &noted))
 	untrack()
 	switch {
-	case err != nil && errors.Is(context.Cause(ctx), errUserStopped):
-		err = fmt.Errorf("%w: %w", errUserStopped, err)
+	case err != nil && chat.Stopped(ctx):
+		err = fmt.Errorf("%w: %w", chat.ErrStopped, err)
 	case err != nil && ctx.Err() != nil:
 		err = fmt.Errorf("%w: %w", errStopped, err)
 	case err == nil && !noted:
@@ -443,7 +450,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	r.mu.Lock()
 	failed, fatal := r.view.err, r.fatal
 	r.mu.Unlock()
-	if errors.Is(failed, errUserStopped) {
+	if errors.Is(failed, chat.ErrStopped) {
 		failed = nil // what was written stays, as asked
 	}
 	if failed != nil && fatal == nil {

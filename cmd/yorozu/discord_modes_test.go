@@ -221,3 +221,31 @@ func TestThreadChannel(t *testing.T) {
 		t.Errorf("the follow-up's context lacks the thread's first question:\n%s", joined)
 	}
 }
+
+// TestStopButton: 停止 pressed while the model still streams cuts the
+// model call; the text so far stays in Discord and in the conversation,
+// marked 「(停止しました)」, and 再生成 takes the button's place.
+func TestStopButton(t *testing.T) {
+	h := start(t, nil)
+	h.discord.PutChannelInGuild(channelID, guildID)
+	never := make(chan struct{})
+	defer close(never)
+	h.handle(func(req api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Chunks: []ollamatest.Chunk{{Content: "途中まで書いた"}, {Content: "続き", Wait: never}}}
+	})
+	h.mention(aliceID, "長い話をして")
+	msg := h.waitButton(t, 1, "停止")
+	if r := h.press(t, msg, "停止", bobID, 0); r.Data == nil || !strings.Contains(r.Data.Content, "質問した人") {
+		t.Errorf("someone else's 停止 = %+v, want the refusal only they see", r.Data)
+	}
+	pressed := time.Now()
+	h.press(t, h.waitButton(t, 1, "停止"), "停止", aliceID, 0)
+	h.waitReply(t, 1, equals("途中まで書いた\n\n(停止しました)"))
+	if d := time.Since(pressed); d > time.Second {
+		t.Errorf("the answer was cut %v after 停止, want within a second", d)
+	}
+	h.waitButton(t, 1, "再生成")
+	h.waitCount(t, `SELECT count(*) FROM messages WHERE role = 'assistant' AND content = '途中まで書いた
+
+(停止しました)'`, 1)
+}
