@@ -16,6 +16,8 @@ import (
 // *memory.Memory satisfies it.
 type TurnForgetter interface {
 	ForgetTurn(ctx context.Context, key memory.SessionKey, userMessageID string) error
+	// LatestQuestion is the id of the conversation's newest user message.
+	LatestQuestion(ctx context.Context, key memory.SessionKey) (string, error)
 }
 
 // again answers a press of 再生成: the question is read back from Discord
@@ -25,6 +27,16 @@ func (b *Bot) again(ctx context.Context, p commands.Press, a answerButton) comma
 	if err != nil {
 		b.log.Warn("再生成: question not found", "channel_id", p.ChannelID, "message_id", a.messageID, "err", err)
 		return commands.PressReply{Text: againFailedReply}
+	}
+	if b.opts.Turns != nil {
+		// Only the last answer is asked again: one the conversation went on
+		// from (its button outlived a restart) would be answered anew as
+		// the newest turn, out of its place.
+		latest, err := b.opts.Turns.LatestQuestion(ctx, memory.SessionKey(req.Session))
+		if err == nil && latest != "" && latest != req.MessageID {
+			b.goDropButtons(ctx, p.ChannelID, p.MessageID)
+			return commands.PressReply{Text: againStaleReply}
+		}
 	}
 	t := &queuedTurn{req: req, again: &sentMessage{id: p.MessageID, content: p.Content}}
 	if !b.enqueueTurn(t) {

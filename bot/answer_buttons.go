@@ -42,6 +42,7 @@ const (
 	notRunningReply   = "この回答はもう終わっています。"
 	stillRunningReply = "まだ答えているところです。終わってから押してください。"
 	againFailedReply  = "質問のメッセージが見つからないため、もう一度答えられませんでした。"
+	againStaleReply   = "このあとに会話が進んでいるため、この回答は再生成できません。"
 )
 
 // errForgedAnswerButton is a custom id whose signature does not match.
@@ -183,6 +184,22 @@ func (b *Bot) goRetireAgain(ctx context.Context, channelID, messageID string) {
 	}()
 }
 
+// goDropButtons is dropButtons off the interaction's handler.
+func (b *Bot) goDropButtons(ctx context.Context, channelID, messageID string) {
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent("drop buttons")
+		b.dropButtons(ctx, channelID, messageID)
+	}()
+}
+
 // maxLastAnswers bounds the channels whose last answer is remembered.
 const maxLastAnswers = 10000
 
@@ -201,11 +218,17 @@ func (b *Bot) retireAgain(ctx context.Context, channelID, messageID string) {
 	if prev == "" || prev == messageID {
 		return
 	}
+	b.dropButtons(ctx, channelID, prev)
+}
+
+// dropButtons takes the buttons off an answer. A failure is logged at
+// debug: the old button still works, and is refused when pressed.
+func (b *Bot) dropButtons(ctx context.Context, channelID, messageID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
-	e := discordgo.NewMessageEdit(channelID, prev)
+	e := discordgo.NewMessageEdit(channelID, messageID)
 	e.Components = &[]discordgo.MessageComponent{}
 	if _, err := b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
-		b.log.Debug("remove 再生成 from an older answer", "channel_id", channelID, "message_id", prev, "err", err)
+		b.log.Debug("remove 再生成 from an older answer", "channel_id", channelID, "message_id", messageID, "err", err)
 	}
 }

@@ -18,6 +18,13 @@ import (
 type fakeTurns struct {
 	mu     sync.Mutex
 	forgot []string
+	latest string // the conversation's newest question; "" lets any through
+}
+
+func (f *fakeTurns) LatestQuestion(context.Context, memory.SessionKey) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.latest, nil
 }
 
 func (f *fakeTurns) ForgetTurn(_ context.Context, key memory.SessionKey, id string) error {
@@ -195,4 +202,29 @@ func TestAgainOnlyOnTheLastAnswer(t *testing.T) {
 	h.waitBot(chanID, func(ms []discordtest.Message) bool {
 		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && len(ms[1].Buttons()) == 1 && ms[1].Buttons()[0].Label == "再生成"
 	})
+}
+
+// A 再生成 that outlived the conversation going on (a restart forgot to
+// take it off) is refused, and the button goes: the old question would be
+// answered anew as the newest turn.
+func TestAgainRefusedAfterTheConversationWentOn(t *testing.T) {
+	t.Parallel()
+	turns := &fakeTurns{}
+	h := startAnswerButtons(t, turns)
+	h.mention(chanID, "7", "古い質問")
+	msg, again := h.buttonOn(chanID, "再生成")
+	turns.mu.Lock()
+	turns.latest = "a-later-question"
+	turns.mu.Unlock()
+	i := h.srv.PressButton(chanID, msg.ID, again.CustomID, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != againStaleReply {
+		t.Errorf("press = %q, want %q", got, againStaleReply)
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 && len(ms[0].Buttons()) == 0 })
+	if got := turns.list(); len(got) != 0 {
+		t.Errorf("forgot %v: the old turn must stay", got)
+	}
+	if n := len(h.resp.requests()); n != 1 {
+		t.Errorf("%d answers, want the first only", n)
+	}
 }

@@ -43,3 +43,32 @@ func TestMentionClaimsAndHeartbeat(t *testing.T) {
 		t.Errorf("GatewaySeenAt = %v, %v, %v; want %v", got, ok, err, at)
 	}
 }
+
+// LatestQuestion is the newest user message of a conversation, the one
+// 再生成 may still answer again.
+func TestLatestQuestion(t *testing.T) {
+	pool := dbtest.New(t)
+	ctx := context.Background()
+	if got, err := db.LatestQuestion(ctx, pool, "discord:channel:1"); err != nil || got != "" {
+		t.Errorf("no conversation: %q, %v", got, err)
+	}
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Key: "discord:channel:1", Source: "discord", Space: "guild:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	for i, m := range []db.MessageParams{
+		{Role: db.RoleUser, PlatformMessageID: "q1"},
+		{Role: db.RoleAssistant, PlatformMessageID: "a1"},
+		{Role: db.RoleUser, PlatformMessageID: "q2"},
+		{Role: db.RoleAssistant, PlatformMessageID: "a2"},
+	} {
+		m.SessionID, m.CreatedAt = s.ID, at.Add(time.Duration(i)*time.Second)
+		if _, err := db.InsertMessage(ctx, pool, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := db.LatestQuestion(ctx, pool, "discord:channel:1"); err != nil || got != "q2" {
+		t.Errorf("LatestQuestion = %q, %v; want q2", got, err)
+	}
+}

@@ -5,6 +5,23 @@ import (
 	"fmt"
 )
 
+// LatestQuestion is the platform id of the newest user message of session
+// key ("" when it has none).
+func LatestQuestion(ctx context.Context, q Querier, key string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `
+SELECT platform_message_id FROM messages
+WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND role = 'user'
+ORDER BY created_at DESC, id DESC LIMIT 1`, key).Scan(&id)
+	if err = interpretError(err); err == ErrNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("latest question of session %q: %w", key, err)
+	}
+	return id, nil
+}
+
 // DeleteTurn deletes the user message platformMessageID of session key and
 // the answers to it (an answer regenerated replaces them), and returns how
 // many messages went. A message already summarised is deleted too: its
