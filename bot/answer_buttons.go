@@ -170,34 +170,12 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 // goRetireAgain is retireAgain off the channel's worker, so the next turn
 // does not wait for the edit.
 func (b *Bot) goRetireAgain(ctx context.Context, channelID, messageID string) {
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer b.recoverEvent("retire 再生成")
-		b.retireAgain(context.WithoutCancel(ctx), channelID, messageID)
-	}()
+	b.goEvent("retire 再生成", func() { b.retireAgain(context.WithoutCancel(ctx), channelID, messageID) })
 }
 
 // goDropButtons is dropButtons off the interaction's handler.
 func (b *Bot) goDropButtons(ctx context.Context, channelID, messageID string) {
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer b.recoverEvent("drop buttons")
-		b.dropButtons(ctx, channelID, messageID)
-	}()
+	b.goEvent("drop buttons", func() { b.dropButtons(ctx, channelID, messageID) })
 }
 
 // maxLastAnswers bounds the channels whose last answer is remembered.

@@ -353,6 +353,23 @@ func (b *Bot) Stop() {
 
 func (b *Bot) now() time.Time { return b.opts.Now() }
 
+// goEvent runs fn on its own goroutine, which Stop waits for, recovering a
+// panic as event; a stopping bot runs nothing.
+func (b *Bot) goEvent(event string, fn func()) {
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer b.recoverEvent(event)
+		fn()
+	}()
+}
+
 // recoverEvent keeps one bad event from taking the gateway loop down.
 func (b *Bot) recoverEvent(event string) {
 	if p := recover(); p != nil {

@@ -183,22 +183,13 @@ const notServedReply = "このサーバーではよろずを使えません (管
 // goRespond answers an interaction with an ephemeral text off the gateway
 // loop.
 func (b *Bot) goRespond(s *discordgo.Session, i *discordgo.InteractionCreate, text string) {
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer b.recoverEvent("interaction_response")
+	b.goEvent("interaction_response", func() {
 		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 		defer cancel()
 		if err := respond(ctx, s, i, commands.Text(text)); err != nil {
 			b.log.Error("interaction response", "guild_id", i.GuildID, "err", err)
 		}
-	}()
+	})
 }
 
 // ChannelGuild returns the server of channelID ("" for a DM channel), from

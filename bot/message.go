@@ -175,17 +175,8 @@ func (b *Bot) managesChannel(m *discordgo.Message) bool {
 // goResolve decides on m once Discord has said whether its channel is a
 // thread, off the gateway loop.
 func (b *Bot) goResolve(m *discordgo.Message, botID string) {
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer b.recoverEvent("message_create")
+	b.goEvent("message_create", func() {
 		req, ok := toRequest(m, botID, b.listenResolved(b.ctx, m.ChannelID), b.now())
 		b.take(req, ok, m)
-	}()
+	})
 }

@@ -239,16 +239,5 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 // goNotice replies with a fixed text outside the channel queue, so a notice
 // is not held up behind a long answer.
 func (b *Bot) goNotice(req chat.Request, text string) {
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer b.recoverEvent("notice")
-		b.notice(b.ctx, req, nil, text)
-	}()
+	b.goEvent("notice", func() { b.notice(b.ctx, req, nil, text) })
 }
