@@ -292,18 +292,13 @@ func (b *Bot) catchUpChannel(ctx context.Context, ch db.DiscordChannel, since ti
 		}
 		m.GuildID = ch.GuildID // history's messages carry no guild
 		req, ok := toRequest(m, botID, b.listenResolved(ctx, ch.ChannelID), b.now())
-		if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(m.ID) {
+		if req, ok = b.accept(req, ok, m); !ok {
 			continue
 		}
-		req = b.withAttachments(req, m)
 		if b.now().Sub(req.At) <= b.opts.OutageWait {
 			b.log.Info("catch-up: answering a mention no gateway received", slog.String("channel_id", req.ChannelID),
 				slog.String("message_id", req.MessageID))
-			if req.GuildID == "" {
-				b.admitDM(req, b.admit)
-			} else {
-				b.admit(req)
-			}
+			b.admitAny(req)
 			answered++
 			continue
 		}

@@ -131,11 +131,25 @@ func (b *Bot) onMessageCreate(_ *discordgo.Session, e *discordgo.MessageCreate) 
 
 // take admits the request toRequest made of m, when it is one.
 func (b *Bot) take(req chat.Request, ok bool, m *discordgo.Message) {
+	if req, ok = b.accept(req, ok, m); ok {
+		b.admitAny(req)
+	}
+}
+
+// accept completes the request toRequest made of m (ok: one for the bot),
+// reporting false when it is not answered: a server not served, or a
+// message queued before.
+func (b *Bot) accept(req chat.Request, ok bool, m *discordgo.Message) (chat.Request, bool) {
 	if !ok || req.GuildID != "" && !b.servesGuild(req.GuildID) || !b.firstSight(req.MessageID) {
-		return
+		return req, false
 	}
 	req = b.withAttachments(req, m)
 	req.ManageChannels = b.managesChannel(m)
+	return req, true
+}
+
+// admitAny admits a DM through the DISCORD_GUILDS check, any other at once.
+func (b *Bot) admitAny(req chat.Request) {
 	if req.GuildID == "" {
 		b.admitDM(req, b.admit)
 		return
