@@ -661,3 +661,22 @@ func disasterNonce(kind, key string) string {
 func (d *Disaster) Status(ctx context.Context) ([]db.DisasterPoll, error) {
 	return db.DisasterPolls(ctx, d.o.DB)
 }
+
+// Unreachable says which lists did not read last time (any process), for
+// /readyz; nil when every one did.
+func (d *Disaster) Unreachable(ctx context.Context) error {
+	polls, err := d.Status(ctx)
+	if err != nil {
+		return err
+	}
+	var failing []string
+	for _, p := range polls {
+		if p.Failing() {
+			failing = append(failing, p.Source+": "+p.Error)
+		}
+	}
+	if len(failing) > 0 {
+		return errors.New("JMA unreachable (" + strings.Join(failing, "; ") + ")")
+	}
+	return nil
+}

@@ -317,6 +317,9 @@ func TestDisasterJMAUnreachableBacksOff(t *testing.T) {
 	if err != nil || len(polls) != 2 || !polls[0].Failing() || !polls[1].Failing() {
 		t.Fatalf("status %+v, %v; want quake and tsunami failing", polls, err)
 	}
+	if err := d.Unreachable(context.Background()); err == nil || !strings.Contains(err.Error(), "JMA unreachable (") {
+		t.Errorf("Unreachable = %v, want both lists named", err)
+	}
 	if n := strings.Count(e.logs.String(), "JMA list unreadable"); n != 2 {
 		t.Fatalf("%d warnings, want one per list:\n%s", n, e.logs.String())
 	}
@@ -330,6 +333,9 @@ func TestDisasterJMAUnreachableBacksOff(t *testing.T) {
 	polls, _ = d.Status(context.Background())
 	if polls[0].Failing() {
 		t.Fatalf("still failing: %+v", polls[0])
+	}
+	if err := d.Unreachable(context.Background()); err != nil && strings.Contains(err.Error(), "quake") {
+		t.Errorf("Unreachable = %v after the quake list read again", err)
 	}
 	if !strings.Contains(e.logs.String(), "JMA list readable again") {
 		t.Fatal("recovery not logged")

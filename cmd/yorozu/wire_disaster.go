@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/yorozu-bot/yorozu/disaster"
 	"github.com/yorozu-bot/yorozu/scheduler"
@@ -54,18 +52,8 @@ func (a *app) disasterChecks() []web.Check {
 		return nil
 	}
 	return []web.Check{{Name: "disaster", Fn: func(ctx context.Context) error {
-		polls, err := a.disaster.Status(ctx)
-		if err != nil {
+		if err := a.disaster.Unreachable(ctx); err != nil {
 			return web.Degraded(err)
-		}
-		var failing []string
-		for _, p := range polls {
-			if p.Failing() {
-				failing = append(failing, p.Source+": "+p.Error)
-			}
-		}
-		if len(failing) > 0 {
-			return web.Degraded(errors.New("JMA unreachable (" + strings.Join(failing, "; ") + ")"))
 		}
 		return nil
 	}}}
