@@ -157,7 +157,7 @@ type Bot struct {
 	lastAnswer map[string]string
 	seen       seenSet   // messages queued lately
 	missed     *missed   // the catch-up of the next READY
-	dropped    time.Time // when the gateway was lost, until connected again
+	dropped    time.Time // when a lost gateway last proved alive, until connected again
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected

@@ -63,6 +63,7 @@ type harness struct {
 	bot  *Bot
 	resp *fakeResponder
 	ctx  context.Context
+	logs *logBuffer // the bot's log, shown when a wait fails
 }
 
 const (
@@ -98,7 +99,7 @@ func (h *harness) waitBot(channel string, cond func([]discordtest.Message) bool)
 		return cond(msgs)
 	})
 	if err != nil {
-		h.t.Fatalf("bot messages in %s: %v; have %d: %+v", channel, err, len(msgs), msgs)
+		h.t.Fatalf("bot messages in %s: %v; have %d: %+v\nlog:\n%s", channel, err, len(msgs), msgs, h.logs)
 	}
 	return msgs
 }

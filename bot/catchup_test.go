@@ -216,13 +216,21 @@ func TestNewSessionCatchesUpWhatTheOldOneMissed(t *testing.T) {
 	h, logs := startFaulty(t, nil, withClaims(claims, time.Minute))
 	h.srv.AddChannel(chanID)
 	sessions := h.srv.Sessions()
-	if err := h.bot.session.Close(); err != nil { // as discordgo's own heartbeat does on a write error
-		t.Fatal(err)
-	}
+	// discordgo's Close sends its close frame and waits a second before it
+	// tells the bot, which then connects again at once: the mention is sent
+	// in that second, while no gateway connection is there to get it.
+	closed := make(chan error, 1)
+	go func() { closed <- h.bot.session.Close() }() // as discordgo's own heartbeat does on a write error
 	if err := h.srv.WaitFor(h.ctx, func() bool { return !h.srv.Connected() }); err != nil {
 		t.Fatal(err)
 	}
 	h.mention(chanID, "u1", "聞こえますか")
+	if h.srv.Sessions() != sessions {
+		t.Fatal("connected again before the mention was sent")
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
 	if err := h.srv.WaitFor(h.ctx, func() bool { return h.srv.Sessions() > sessions && h.srv.Connected() }); err != nil {
 		t.Fatalf("not connected again: %v\n%s", err, logs)
 	}

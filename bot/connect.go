@@ -313,14 +313,22 @@ func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) {
 	signal(b.readySig)
 }
 
-func (b *Bot) onDisconnect(*discordgo.Session, *discordgo.Disconnect) {
+func (b *Bot) onDisconnect(s *discordgo.Session, _ *discordgo.Disconnect) {
 	b.ready.Store(false)
+	// A connection can die quietly (and discordgo's own close waits a
+	// second): what it last proved to work is its last heartbeat ACK.
+	s.RLock()
+	lastAck := s.LastHeartbeatAck
+	s.RUnlock()
 	b.mu.Lock()
 	if b.state == StateConnected {
 		b.state = StateConnecting
 	}
 	if b.dropped.IsZero() {
 		b.dropped = b.now()
+		if !lastAck.IsZero() && lastAck.Before(b.dropped) {
+			b.dropped = lastAck
+		}
 	}
 	b.mu.Unlock()
 	signal(b.disconnected)

@@ -72,7 +72,7 @@ func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Stop)
-	return &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx}, logs
+	return &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx, logs: logs}, logs
 }
 
 // waitStatus polls the bot's status until cond holds.
@@ -359,7 +359,7 @@ func TestRefusedCommandsKeepTheBotAnswering(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Stop()
-	h := &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx}
+	h := &harness{t: t, srv: srv, bot: b, resp: resp, ctx: ctx, logs: logs}
 
 	st := b.Status()
 	if st.State != StateConnected || st.GatewayErr() != nil {
