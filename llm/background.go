@@ -47,7 +47,7 @@ func (b *BackgroundClient) Chat(ctx context.Context, req *api.ChatRequest, fn ap
 	}
 	latency := b.p.now().Sub(started)
 	err = InterpretError(ctx, "chat", req.Model, err)
-	b.p.record(ctx, req, content.String(), nil, err, started, latency, first, metrics)
+	b.p.record(ctx, req, nil, content.String(), nil, err, started, latency, first, metrics)
 	return err
 }
 

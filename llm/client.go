@@ -78,10 +78,15 @@ func httpClient() *http.Client {
 // its text. Unlike api.Client, a line longer than MaxLineBytes is an error
 // rather than a silent end of the answer.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	return c.chatEncoded(ctx, req, nil, fn)
+}
+
+// chatEncoded is Chat with the JSON of req.Tools made already (nil: not).
+func (c *Client) chatEncoded(ctx context.Context, req *api.ChatRequest, tools []byte, fn api.ChatResponseFunc) error {
 	if c.signed {
 		return c.Client.Chat(ctx, req, fn)
 	}
-	body, err := json.Marshal(req)
+	body, err := chatBody(req, tools)
 	if err != nil {
 		return err
 	}

@@ -15,11 +15,12 @@ import (
 const recordTimeout = 10 * time.Second
 
 // record hands one chat call to Observe and the Recorder.
-func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, content string, calls []api.ToolCall, callErr error, at time.Time, latency, first time.Duration, m api.Metrics) {
+// tools is the JSON of req.Tools when made already, else nil.
+func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, tools []byte, content string, calls []api.ToolCall, callErr error, at time.Time, latency, first time.Duration, m api.Metrics) {
 	if p.recorder == nil && p.observer == nil {
 		return
 	}
-	body, err := requestJSON(req)
+	body, err := requestJSON(req, tools)
 	if err != nil {
 		body = nil
 	}

@@ -68,6 +68,9 @@ type turn struct {
 	// toolChars is what the tool results sent back so far add up to
 	// (runes), against MaxTurnChars.
 	toolChars int
+	// tools is the JSON of the tools offered natively, when the ToolSet
+	// keeps it (EncodedTools); nil otherwise.
+	tools []byte
 }
 
 // recordCalls hands every call of the turn to the Recorder.
@@ -127,6 +130,7 @@ func (t *turn) run(ctx context.Context) error {
 		mode = fallbackTools
 		if caps.Tools {
 			mode = nativeTools
+			t.tools = toolsJSON(t.req.Tools)
 		}
 	}
 	for round := 0; ; round++ {
@@ -270,7 +274,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 		return t.text(visible)
 	}
 	began := t.p.now()
-	err = t.p.client.Chat(callCtx, req, func(r api.ChatResponse) error {
+	err = t.chat(callCtx, req, func(r api.ChatResponse) error {
 		if first == 0 && (r.Message.Content != "" || r.Message.Thinking != "" || len(r.Message.ToolCalls) > 0) {
 			first = t.p.now().Sub(began)
 		}
@@ -315,7 +319,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	t.metrics.CompletionTokens += metrics.EvalCount
 	t.metrics.Total += metrics.TotalDuration
 	text := content.String()
-	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, text, calls, err, began, latency, first, metrics) })
+	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, t.tools, text, calls, err, began, latency, first, metrics) })
 	if err != nil {
 		return api.Message{}, err
 	}
@@ -366,4 +370,19 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
+}
+
+// encodedChatter is a ChatClient that takes the tools' JSON made already;
+// *Client is one.
+type encodedChatter interface {
+	chatEncoded(ctx context.Context, req *api.ChatRequest, tools []byte, fn api.ChatResponseFunc) error
+}
+
+// chat makes one call through the client, with the tools' JSON the turn
+// keeps when the client takes it.
+func (t *turn) chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	if c, ok := t.p.client.(encodedChatter); ok && req.Tools != nil && t.tools != nil {
+		return c.chatEncoded(ctx, req, t.tools, fn)
+	}
+	return t.p.client.Chat(ctx, req, fn)
 }

@@ -87,14 +87,15 @@ func hasImages(msgs []api.Message) bool {
 
 // requestJSON is the chat request as the call log keeps it: images are
 // replaced by a line giving their size, so a turn with pictures does not
-// store megabytes of base64 with every call.
-func requestJSON(req *api.ChatRequest) ([]byte, error) {
+// store megabytes of base64 with every call. tools is the JSON of
+// req.Tools when made already, else nil.
+func requestJSON(req *api.ChatRequest, tools []byte) ([]byte, error) {
 	if !hasImages(req.Messages) {
-		return json.Marshal(req)
+		return chatBody(req, tools)
 	}
 	cp := *req
 	cp.Messages = withoutImages(req.Messages)
-	body, err := json.Marshal(&cp)
+	body, err := chatBody(&cp, tools)
 	if err != nil {
 		return nil, err
 	}

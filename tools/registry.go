@@ -111,6 +111,9 @@ type Registry struct {
 	names []string // sorted
 	hooks *hooks
 	now   func() time.Time
+	// defsJSON is json.Marshal(Definitions()), made on first use after a
+	// change (DefinitionsJSON).
+	defsJSON []byte
 }
 
 // NewRegistry returns an empty Registry.
@@ -148,6 +151,7 @@ func (r *Registry) Register(t Tool) error {
 	r.tools[m.Name] = e
 	i, _ := slices.BinarySearch(r.names, m.Name)
 	r.names = slices.Insert(r.names, i, m.Name)
+	r.defsJSON = nil
 	return nil
 }
 
@@ -206,6 +210,11 @@ func (r *Registry) Subset(names ...string) (*Registry, error) {
 func (r *Registry) Definitions() api.Tools {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	return r.definitionsLocked()
+}
+
+// definitionsLocked is Definitions; r.mu is held.
+func (r *Registry) definitionsLocked() api.Tools {
 	defs := make(api.Tools, 0, len(r.names))
 	for _, n := range r.names {
 		m := r.tools[n].meta
@@ -219,6 +228,26 @@ func (r *Registry) Definitions() api.Tools {
 		})
 	}
 	return defs
+}
+
+// DefinitionsJSON is the JSON of Definitions, made once per set of tools
+// (llm.EncodedTools): the model is offered the same schemas on every call.
+// The bytes are shared; callers must not change them.
+func (r *Registry) DefinitionsJSON() []byte {
+	r.mu.RLock()
+	b := r.defsJSON
+	r.mu.RUnlock()
+	if b != nil {
+		return b
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.defsJSON == nil {
+		// The schemas are strings, slices and maps: this cannot fail, and
+		// if it did, nil has the call encode them itself.
+		r.defsJSON, _ = json.Marshal(r.definitionsLocked())
+	}
+	return r.defsJSON
 }
 
 // Names returns the registered tool names, sorted.

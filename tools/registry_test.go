@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 type reminderArgs struct {
@@ -391,5 +393,38 @@ func BenchmarkCall(b *testing.B) {
 		if _, err := r.Call(ctx, "web_search", args); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+var _ llm.EncodedTools = (*Registry)(nil)
+
+// DefinitionsJSON is the JSON of Definitions, the same bytes each time,
+// and follows a tool registered later; a subset has its own.
+func TestDefinitionsJSON(t *testing.T) {
+	r := NewRegistry()
+	r.MustRegister(queryTool("web_search"), reminderTool())
+	want, err := json.Marshal(r.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.DefinitionsJSON()
+	if string(got) != string(want) {
+		t.Errorf("DefinitionsJSON\n%s\nwant\n%s", got, want)
+	}
+	if again := r.DefinitionsJSON(); &again[0] != &got[0] {
+		t.Error("encoded again")
+	}
+	sub, err := r.Subset("web_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.MustRegister(queryTool("read_knowledge"))
+	want, _ = json.Marshal(r.Definitions())
+	if got := r.DefinitionsJSON(); string(got) != string(want) || !strings.Contains(string(got), "read_knowledge") {
+		t.Errorf("after a registration DefinitionsJSON is\n%s\nwant\n%s", got, want)
+	}
+	want, _ = json.Marshal(sub.Definitions())
+	if got := sub.DefinitionsJSON(); string(got) != string(want) || strings.Contains(string(got), "create_reminder") {
+		t.Errorf("the subset's DefinitionsJSON is\n%s\nwant\n%s", got, want)
 	}
 }
