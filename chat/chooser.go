@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -23,9 +25,44 @@ type Chooser struct {
 	Router *Router
 	// Channels holds each Discord channel's persona and model; nil: none.
 	Channels db.Querier
-	Logger   *slog.Logger
+	// ChannelsRefresh is how long the channels' settings are kept in
+	// memory before they are read again (a change made elsewhere applies
+	// within it; ReloadChannels applies one made here at once); default
+	// 30 s.
+	ChannelsRefresh time.Duration
+	Logger          *slog.Logger
 
 	settings atomic.Pointer[Settings]
+	initOnce sync.Once
+	channels *channelCache // nil without Channels
+}
+
+// defaultChannelsRefresh is the default Chooser.ChannelsRefresh, the bot's
+// ModeRefresh.
+const defaultChannelsRefresh = 30 * time.Second
+
+func (c *Chooser) init() {
+	c.initOnce.Do(func() {
+		if c.Channels == nil {
+			return
+		}
+		refresh := c.ChannelsRefresh
+		if refresh <= 0 {
+			refresh = defaultChannelsRefresh
+		}
+		c.channels = &channelCache{q: c.Channels, refresh: refresh}
+	})
+}
+
+// ReloadChannels reads the channels' settings again, so the next turn has
+// them: the admin page and the slash commands call it after they stored a
+// change. On failure the next turn past ChannelsRefresh tries again.
+func (c *Chooser) ReloadChannels(ctx context.Context) error {
+	c.init()
+	if c.channels == nil {
+		return nil
+	}
+	return c.channels.reload(ctx)
 }
 
 // UseSettings puts the admin page's settings in force.
@@ -58,12 +95,13 @@ func (c *Chooser) Respond(ctx context.Context, req Request, emit func(llm.Event)
 // for reliable tool calls and date arithmetic. A lookup that fails leaves
 // the turn as it was.
 func (c *Chooser) applyChannel(ctx context.Context, req Request, route string) Request {
-	if c.Channels == nil || req.Source != "discord" || req.ChannelID == "" {
+	c.init()
+	if c.channels == nil || req.Source != "discord" || req.ChannelID == "" {
 		return req
 	}
 	sctx, cancel := context.WithTimeout(ctx, defaultStoreTimeout)
 	defer cancel()
-	e, err := db.ChannelSettingsInForce(sctx, c.Channels, req.GuildID, req.ChannelID, req.ParentID)
+	e, err := c.channels.inForce(sctx, req.GuildID, req.ChannelID, req.ParentID)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			c.Logger.WarnContext(ctx, "channel settings: yorozu's defaults apply", "channel_id", req.ChannelID, "err", err)

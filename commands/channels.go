@@ -39,7 +39,10 @@ type Channels struct {
 	DefaultModel func() string
 	// Modes learns a /channel mode change at once; optional.
 	Modes ModeSetter
-	Log   *slog.Logger
+	// Reload has the settings the turns use read again after a change was
+	// stored (the chooser's), so the next turn has it; optional.
+	Reload func(ctx context.Context) error
+	Log    *slog.Logger
 }
 
 func scopeOption(what string) Option {
@@ -170,6 +173,11 @@ func (c *Channels) save(ctx context.Context, op string, p place, u db.ChannelSet
 	if _, err := db.UpdateChannelSetting(ctx, c.DB, u); err != nil {
 		c.Log.Error(op, "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
 		return false
+	}
+	if c.Reload != nil {
+		if err := c.Reload(ctx); err != nil {
+			c.Log.Warn(op+": stored; the turns have it once the settings are read again", "err", err)
+		}
 	}
 	return true
 }

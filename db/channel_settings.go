@@ -271,3 +271,17 @@ WHERE mode IS NOT NULL AND channel_id <> '' ORDER BY channel_id`)
 	}
 	return ms, nil
 }
+
+// AllChannelSettings returns every row of channel_settings (a few per
+// server: the places someone set something for), for a cache of them.
+func AllChannelSettings(ctx context.Context, q Querier) ([]ChannelSetting, error) {
+	rows, err := q.Query(ctx, "SELECT "+channelSettingColumns+" FROM channel_settings")
+	if err != nil {
+		return nil, fmt.Errorf("channel settings: %w", err)
+	}
+	ss, err := pgx.CollectRows(rows, pgx.RowToStructByName[ChannelSetting])
+	if err != nil {
+		return nil, fmt.Errorf("channel settings: %w", err)
+	}
+	return ss, nil
+}

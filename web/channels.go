@@ -43,7 +43,7 @@ type channelJSON struct {
 type channelRequest struct {
 	Persona *string `json:"persona"`
 	Model   *string `json:"model"`
-	Mode    *string `json:"mode"` // a channel's or thread's only; the bot reads it within ModeRefresh
+	Mode    *string `json:"mode"` // a channel's or thread's only
 }
 
 // modelCheckTimeout bounds asking Ollama whether a model is installed.
@@ -153,13 +153,16 @@ func (s *Server) resetPlace(w http.ResponseWriter, r *http.Request, find func(co
 
 // updatePlace stores req for place and answers with the place as it now is.
 func (s *Server) updatePlace(w http.ResponseWriter, r *http.Request, place db.KnownChannel, req channelRequest) {
-	_, err := db.UpdateChannelSetting(r.Context(), s.opts.Pool, db.ChannelSettingUpdate{
+	saved, err := db.UpdateChannelSetting(r.Context(), s.opts.Pool, db.ChannelSettingUpdate{
 		GuildID: place.GuildID, ChannelID: place.ChannelID, ParentID: place.ParentID,
 		Persona: req.Persona, Model: req.Model, Mode: req.Mode, By: "admin",
 	})
 	if err != nil {
 		s.internalError(w, r, err)
 		return
+	}
+	if s.opts.Deps.ChannelSaved != nil {
+		s.opts.Deps.ChannelSaved(r.Context(), saved)
 	}
 	cs, err := db.KnownChannels(r.Context(), s.opts.Pool)
 	if err != nil {

@@ -74,6 +74,11 @@ type Deps struct {
 	// Revisions lists and restores earlier versions of note pages;
 	// *memory.Memory satisfies it.
 	Revisions NoteRevisions
+
+	// ChannelSaved learns a place's settings as just stored, so they are
+	// in force at once (the turns' persona and model, the bot's mode);
+	// optional: without it they apply once read again.
+	ChannelSaved func(ctx context.Context, s db.ChannelSetting)
 }
 
 // NoteRevisions is what the note revision routes need.

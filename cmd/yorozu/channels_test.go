@@ -29,7 +29,7 @@ type channelHarness struct {
 
 func startChannels(t *testing.T) *channelHarness {
 	// One user asks many times here; the rate limit is not under test.
-	h := start(t, map[string]string{"USER_RATE_LIMIT": "100/min"})
+	h := start(t, map[string]string{"USER_RATE_LIMIT": "100/min", "ADMIN_PASSWORD": adminPassword})
 	h.discord.AddThread(threadID, channelID)
 	h.discord.AddChannel(otherChannel)
 	h.ollama.AddModel(otherModel, "completion", "tools")
@@ -336,5 +336,36 @@ func TestReplyToADeletedMessage(t *testing.T) {
 	req, _ := h.reply("1299999999999999999", "消えた発言への返信")
 	if chain := chainOf(req); chain != "" {
 		t.Errorf("a chain for a message Discord does not have:\n%s", chain)
+	}
+}
+
+// A persona and a mode set on the admin page are in force at the next
+// turn, not once the settings are read again.
+func TestAdminPageChannelSettingsInForceAtOnce(t *testing.T) {
+	h := startChannels(t)
+	h.ask(channelID, "はじめまして") // the page lists channels that talked to yorozu
+	c := h.adminClient(t)
+	c.call(t, "PUT", "/api/channels/"+channelID, nil, `{"persona":"あなたは海賊です。"}`)
+	if p := personaOf(t, h.ask(channelID, "船の話をして")); p != "あなたは海賊です。" {
+		t.Errorf("persona right after the page set it = %q", p)
+	}
+	c.call(t, "PUT", "/api/channels/"+channelID, nil, `{"mode":"free"}`)
+	h.discord.SendMessage(&discordgo.Message{ChannelID: channelID, GuildID: guildID, Content: "メンションなしで",
+		Author: &discordgo.User{ID: aliceID, Username: "alice"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.discord.WaitFor(ctx, func() bool {
+		for _, m := range h.discord.BotMessages(channelID) {
+			if m.Content == "メンションなしで" {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("free mode set on the page not in force: %v\nstderr:\n%s", err, h.stderr.String())
+	}
+	c.call(t, "DELETE", "/api/channels/"+channelID, nil)
+	if p := personaOf(t, h.ask(channelID, "もう海賊じゃない？")); p != "" {
+		t.Errorf("persona after the page reset it = %q", p)
 	}
 }

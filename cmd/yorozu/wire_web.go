@@ -8,6 +8,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -25,6 +26,8 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		Words:     a.words,
 		Models:    a.ollama,
 		Revisions: a.memory,
+
+		ChannelSaved: a.channelSaved,
 	}
 	a.jobsUI = a.newJobsUI()
 	deps.Jobs = a.jobsUI
@@ -141,4 +144,19 @@ type liveSearcher struct {
 // Search asks the backend in force.
 func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]browse.Result, error) {
 	return (*l.current.Load()).Search(ctx, query, max)
+}
+
+// channelSaved puts a place's settings, as the admin page stored them, in
+// force at once: the turns' persona and model, and the bot's mode.
+func (a *app) channelSaved(ctx context.Context, s db.ChannelSetting) {
+	if err := a.chooser.ReloadChannels(ctx); err != nil {
+		a.logger.Warn("channel settings stored; the turns have them once read again", "err", err)
+	}
+	if a.bot != nil && s.ChannelID != "" {
+		mode := ""
+		if s.Mode != nil {
+			mode = *s.Mode
+		}
+		a.bot.SetChannelMode(s.ChannelID, mode)
+	}
 }
