@@ -99,7 +99,7 @@ type Server struct {
 	hs        *http.Server
 	models    map[string][]model.Capability
 	script    []Reply
-	handle    func(api.ChatRequest) Reply
+	handle    func(api.ChatRequest, time.Time) Reply
 	embed     func(model, input string) []float32
 	status    int
 	tagsGate  <-chan struct{}
@@ -223,6 +223,17 @@ func (s *Server) Script(replies ...Reply) {
 // Handle sets a function that answers chat requests when nothing is
 // scripted. nil restores the default echo of the last user message.
 func (s *Server) Handle(f func(req api.ChatRequest) Reply) {
+	if f == nil {
+		s.HandleTimed(nil)
+		return
+	}
+	s.HandleTimed(func(req api.ChatRequest, _ time.Time) Reply { return f(req) })
+}
+
+// HandleTimed is Handle with the time each request arrived: when its
+// handler began, before its body was read and decoded (what a benchmark
+// of the client's side times to).
+func (s *Server) HandleTimed(f func(req api.ChatRequest, arrived time.Time) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handle = f
@@ -423,7 +434,7 @@ func (s *Server) serveEmbed(w http.ResponseWriter, r *http.Request) {
 }
 
 // next picks the reply for a chat request: script, handler, then echo.
-func (s *Server) next(req api.ChatRequest) Reply {
+func (s *Server) next(req api.ChatRequest, arrived time.Time) Reply {
 	s.mu.Lock()
 	if len(s.script) > 0 {
 		r := s.script[0]
@@ -434,7 +445,7 @@ func (s *Server) next(req api.ChatRequest) Reply {
 	h := s.handle
 	s.mu.Unlock()
 	if h != nil {
-		return h(req)
+		return h(req, arrived)
 	}
 	return Echo(req)
 }
@@ -450,6 +461,7 @@ func Echo(req api.ChatRequest) Reply {
 }
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	var req api.ChatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -465,7 +477,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		notFound(w, req.Model)
 		return
 	}
-	reply := s.next(req)
+	reply := s.next(req, arrived)
 	ctx := r.Context()
 	if reply.Delay > 0 {
 		t := time.NewTimer(reply.Delay)
