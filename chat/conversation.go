@@ -48,6 +48,10 @@ type Conversation struct {
 	// StoreTimeout bounds each call to Store, so a hung database fails the
 	// turn instead of holding its channel's queue; default 10 s.
 	StoreTimeout time.Duration
+
+	// aside, when set, is more system text, worked out beside the
+	// context's reads (withAside).
+	aside func(ctx context.Context) string
 }
 
 // defaultStoreTimeout is the default Conversation.StoreTimeout, and bounds the
@@ -66,13 +70,22 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 			space = s
 		}
 	}
+	var aside chan string
+	if c.aside != nil {
+		aside = make(chan string, 1)
+		go func() { aside <- c.aside(ctx) }()
+	}
 	msgs, err := c.Store.Context(sctx, key, space, req.Text,
 		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}
-	if c.System != "" {
-		msgs = withSystem(msgs, c.System)
+	system := c.System
+	if aside != nil {
+		system = strings.TrimSpace(system + "\n\n" + <-aside)
+	}
+	if system != "" {
+		msgs = withSystem(msgs, system)
 	}
 	ctx = tools.WithCaller(ctx, tools.Caller{
 		Session:   req.Session,
@@ -133,6 +146,22 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 func (c *Conversation) with(extra string) *Conversation {
 	cc := *c
 	cc.System = strings.TrimSpace(c.System + "\n\n" + extra)
+	return &cc
+}
+
+// withAside returns a copy of c whose system text ends with what extra
+// returns (nothing when it returns ""). extra runs beside the reads of the
+// turn's context, so a lookup of its own (a query, tokenising the text)
+// adds no time before the model call; it must not write anything the turn
+// depends on. An aside set before keeps its text, first.
+func (c *Conversation) withAside(extra func(ctx context.Context) string) *Conversation {
+	cc := *c
+	cc.aside = extra
+	if prev := c.aside; prev != nil {
+		cc.aside = func(ctx context.Context) string {
+			return strings.TrimSpace(prev(ctx) + "\n\n" + extra(ctx))
+		}
+	}
 	return &cc
 }
 

@@ -206,3 +206,52 @@ func TestConversationStoreDeadlines(t *testing.T) {
 		})
 	}
 }
+
+// gatedStore is a Store whose Context waits until gate is closed (or a
+// second passes: then it fails), recording nothing.
+type gatedStore struct {
+	gate <-chan struct{}
+}
+
+func (g gatedStore) Context(ctx context.Context, _ memory.SessionKey, _ memory.Space, text string, _ ...memory.ContextOption) ([]api.Message, error) {
+	select {
+	case <-g.gate:
+	case <-time.After(time.Second):
+		return nil, errors.New("the aside did not run beside the context")
+	}
+	return []api.Message{{Role: "system", Content: "よろず"}, {Role: "user", Content: text}}, nil
+}
+
+func (gatedStore) Record(context.Context, memory.SessionKey, memory.Turn) error { return nil }
+
+// An aside's text is worked out while the context is read (the context
+// here waits for the aside to start), and joins the system text after the
+// handler's own, before the history.
+func TestAsideRunsBesideTheContext(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.AddModel("qwen3:4b", "completion")
+	started := make(chan struct{})
+	c := &Conversation{
+		Store:    gatedStore{gate: started},
+		Pipeline: llm.New(llm.Options{Client: srv.Client()}),
+		Model:    "qwen3:4b",
+	}
+	h := c.with("手順A").withAside(func(context.Context) string {
+		close(started)
+		return "話題B"
+	})
+	if err := h.Handle(t.Context(), Request{Session: "s", Text: "こんにちは"}, func(llm.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	var roles, texts []string
+	for _, m := range reqs[0].Messages {
+		roles, texts = append(roles, m.Role), append(texts, m.Content)
+	}
+	if got := strings.Join(texts, " | "); got != "よろず | 手順A\n\n話題B | こんにちは" {
+		t.Errorf("messages %q (%v)", got, roles)
+	}
+}

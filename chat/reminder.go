@@ -47,13 +47,16 @@ func (h *Reminder) Handle(ctx context.Context, req Request, emit func(llm.Event)
 	if now.IsZero() {
 		now = h.chat.now()
 	}
-	loc := h.loc
-	if h.ZoneOf != nil && req.AuthorID != "" {
-		if z := h.ZoneOf(ctx, req.AuthorID); z != nil {
-			loc = z
+	// The user's zone is looked up beside the context's reads.
+	return h.chat.withAside(func(ctx context.Context) string {
+		loc := h.loc
+		if h.ZoneOf != nil && req.AuthorID != "" {
+			if z := h.ZoneOf(ctx, req.AuthorID); z != nil {
+				loc = z
+			}
 		}
-	}
-	return h.chat.with(ReminderSystem(now, loc)).Handle(ctx, req, emit)
+		return ReminderSystem(now, loc)
+	}).Handle(ctx, req, emit)
 }
 
 var weekdaysJa = [...]string{"日曜日", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日"}

@@ -39,27 +39,20 @@ type Smalltalk struct {
 
 // Handle answers req, then posts the tip. The answer is complete (streamed
 // and recorded) before the tip is written, so the user never waits on it.
+// The topic is found beside the context's reads.
 func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
-	topic := ""
-	if s.Topics != nil {
-		var err error
-		if topic, err = s.Topics.RelatedTopic(ctx, req.space(), req.Text); err != nil {
-			s.logger().Warn("small-talk topic", "session", req.Session, "err", err)
-		}
-	}
-	system := "雑談モードです。肩の力を抜いて、1〜3文で軽く楽しく返してください。"
-	if topic != "" {
-		system += fmt.Sprintf("話題に困ったら、最近の会話に出た「%s」の話を振ってもかまいません。", topic)
-	}
 	tips := s.Tips != nil && s.Tips.Enabled()
-	if tips {
-		about := "話題"
-		if topic != "" {
-			about = fmt.Sprintf("「%s」", topic)
+	topic := "" // set by the aside, read once Handle has its text
+	system := func(ctx context.Context) string {
+		if s.Topics != nil {
+			var err error
+			if topic, err = s.Topics.RelatedTopic(ctx, req.space(), req.Text); err != nil {
+				s.logger().Warn("small-talk topic", "session", req.Session, "err", err)
+			}
 		}
-		system += fmt.Sprintf("返事の最後に、%sにまつわる「どうでもいいTips」をTipsチャンネルに投稿しておくね、と一言添えてください。Tipsの中身はここでは書かないこと。", about)
+		return smalltalkSystem(topic, tips)
 	}
-	if err := s.Chat.with(system).Handle(ctx, req, emit); err != nil {
+	if err := s.Chat.withAside(system).Handle(ctx, req, emit); err != nil {
 		return err
 	}
 	if !tips {
@@ -73,6 +66,23 @@ func (s *Smalltalk) Handle(ctx context.Context, req Request, emit func(llm.Event
 		s.logger().Warn("post small-talk tip", "topic", topic, "err", err)
 	}
 	return nil
+}
+
+// smalltalkSystem is the small-talk route's system text for a topic ("":
+// none found), telling of the tip when one will be posted.
+func smalltalkSystem(topic string, tips bool) string {
+	system := "雑談モードです。肩の力を抜いて、1〜3文で軽く楽しく返してください。"
+	if topic != "" {
+		system += fmt.Sprintf("話題に困ったら、最近の会話に出た「%s」の話を振ってもかまいません。", topic)
+	}
+	if tips {
+		about := "話題"
+		if topic != "" {
+			about = fmt.Sprintf("「%s」", topic)
+		}
+		system += fmt.Sprintf("返事の最後に、%sにまつわる「どうでもいいTips」をTipsチャンネルに投稿しておくね、と一言添えてください。Tipsの中身はここでは書かないこと。", about)
+	}
+	return system
 }
 
 func (s *Smalltalk) logger() *slog.Logger {
