@@ -97,5 +97,5 @@ func (b *Bot) answerAgain(req chat.Request, msg *sentMessage) {
 			return
 		}
 	}
-	b.goSettleReactions(req, nil, b.answer(b.ctx, req, msg) != nil)
+	b.goSettleReactions(req, nil, b.answer(b.ctx, req, msg, nil) != nil)
 }

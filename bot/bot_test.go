@@ -24,11 +24,28 @@ type fakeResponder struct {
 	mu     sync.Mutex
 	reqs   []chat.Request
 	script func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error
+	// entered, when set, is called as a turn reaches the responder, before
+	// it waits for req.Admit (unless ignoreAdmit: a responder that does not).
+	entered     func(chat.Request)
+	ignoreAdmit bool
 }
 
 var _ Responder = (*fakeResponder)(nil)
 
+// Respond waits for req.Admit, as chat's handlers do before the model
+// call; requests records the turns admitted.
 func (f *fakeResponder) Respond(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+	f.mu.Lock()
+	entered, ignore := f.entered, f.ignoreAdmit
+	f.mu.Unlock()
+	if entered != nil {
+		entered(req)
+	}
+	if req.Admit != nil && !ignore {
+		if err := req.Admit(ctx); err != nil {
+			return err
+		}
+	}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	script := f.script

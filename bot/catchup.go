@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -106,6 +107,64 @@ func (b *Bot) firstSight(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.seen.add(id)
+}
+
+// claimAttempt is a first try at claiming a turn's message, made beside
+// the turn's first reads (the context) so that it adds no time before the
+// model call; the turn waits for it only then (chat.Request.Admit).
+type claimAttempt struct {
+	done chan struct{}
+	ok   bool  // this process answers
+	err  error // the database did not answer: claim waits for it
+}
+
+// errUnclaimed ends a turn whose claimAttempt did not succeed, before
+// anything of it was shown.
+var errUnclaimed = errors.New("mention not claimed")
+
+// wait waits for the attempt (or ctx) and reports whether it claimed the
+// message.
+func (a *claimAttempt) wait(ctx context.Context) bool {
+	select {
+	case <-a.done:
+		return a.err == nil && a.ok
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// tryClaim starts a claimAttempt for req; nil when req needs no claim.
+func (b *Bot) tryClaim(req chat.Request) *claimAttempt {
+	if b.opts.Claims == nil || req.MessageID == "" {
+		return nil
+	}
+	a := &claimAttempt{done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		ctx, cancel := context.WithTimeout(b.ctx, claimTimeout)
+		defer cancel()
+		a.ok, a.err = b.opts.Claims.ClaimMention(ctx, req.MessageID)
+	}()
+	return a
+}
+
+// settle waits for the attempt a (nil: nothing to claim) and reports
+// whether the turn goes on. A turn claimed elsewhere withdraws its notice;
+// one the database did not answer for waits for it as claim does.
+func (b *Bot) settle(req chat.Request, notice *sentMessage, a *claimAttempt) bool {
+	if a == nil {
+		return true
+	}
+	<-a.done
+	switch {
+	case a.err != nil:
+		return b.claim(req, notice)
+	case !a.ok:
+		b.log.Info("mention answered by another process", "channel_id", req.ChannelID, "message_id", req.MessageID)
+		b.withdraw(req.ChannelID, notice)
+		return false
+	}
+	return true
 }
 
 // claim makes this process the one that answers req, reporting whether it

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
 )
 
@@ -25,6 +26,7 @@ type fakeClaims struct {
 	hang     bool
 	channels []db.DiscordChannel
 	calls    int
+	gate     chan struct{} // when set, a claim waits for it to close
 }
 
 func (f *fakeClaims) set(away, hang bool) {
@@ -36,8 +38,11 @@ func (f *fakeClaims) set(away, hang bool) {
 func (f *fakeClaims) ClaimMention(ctx context.Context, messageID string) (bool, error) {
 	f.mu.Lock()
 	f.calls++
-	away, hang := f.away, f.hang
+	away, hang, gate := f.away, f.hang, f.gate
 	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	if hang {
 		<-ctx.Done()
 		return false, ctx.Err()
@@ -131,6 +136,49 @@ func TestMentionClaimedElsewhere(t *testing.T) {
 	reqs := h.resp.requests()
 	if len(reqs) != 1 || reqs[0].Text != "次" {
 		t.Errorf("answered %+v, want only 次", reqs)
+	}
+}
+
+// A mention's claim is made while the responder reads the turn's context:
+// the turn reaches the responder before the claim is done, and nothing is
+// shown or asked of the model until it is.
+func TestClaimMadeBesideTheContext(t *testing.T) {
+	gate := make(chan struct{})
+	claims := &fakeClaims{gate: gate}
+	h := start(t, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	entered := make(chan struct{}, 1)
+	h.resp.entered = func(chat.Request) { entered <- struct{}{} }
+	h.mention(chanID, "u1", "こんにちは")
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the responder waits for the claim")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if msgs, reqs := h.srv.BotMessages(chanID), h.resp.requests(); len(msgs) != 0 || len(reqs) != 0 {
+		t.Errorf("before the claim: bot messages %+v, model asked %d times", msgs, len(reqs))
+	}
+	close(gate)
+	h.waitText(chanID, "了解です。")
+}
+
+// A responder that answers without waiting for the claim (no Admit) shows
+// nothing when another process claimed the message; the waiting notice
+// is taken back.
+func TestUnclaimedAnswerNotShown(t *testing.T) {
+	claims := &fakeClaims{}
+	h := start(t, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	h.resp.ignoreAdmit = true
+	id := h.srv.NewID()
+	claims.claimedBy(id, "other")
+	h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
+		Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
+	h.mention(chanID, "u1", "次")
+	h.waitText(chanID, "了解です。")
+	if reqs := h.resp.requests(); len(reqs) != 2 {
+		t.Errorf("responder ran %d times, want 2 (both, not waiting)", len(reqs))
 	}
 }
 

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/yorozu-bot/yorozu/chat"
@@ -215,8 +216,14 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 	defer b.recoverEvent("answer")
 	failed := false
 	defer func() { b.goSettleReactions(req, hourglass, failed) }()
-	if !b.claim(req, notice) {
-		return
+	claim := b.tryClaim(req)
+	if req.Text == "" || len(req.Attachments) > 0 || b.opensThread(req) {
+		// These write before the model call (a notice, the documents
+		// kept, a thread): the claim comes first.
+		if !b.settle(req, notice, claim) {
+			return
+		}
+		claim = nil
 	}
 	if req.Text == "" && len(req.Attachments) == 0 {
 		b.notice(b.ctx, req, notice, emptyMentionReply)
@@ -233,7 +240,16 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 			notice = nil
 		}
 	}
-	failed = b.answer(b.ctx, req, notice) != nil
+	err := b.answer(b.ctx, req, notice, claim)
+	if errors.Is(err, errUnclaimed) {
+		// The claim could not be made beside the context: it is made now,
+		// waiting for the database if need be, and the turn starts again.
+		if !b.settle(req, notice, claim) {
+			return
+		}
+		err = b.answer(b.ctx, req, notice, nil)
+	}
+	failed = err != nil
 }
 
 // goNotice replies with a fixed text outside the channel queue, so a notice

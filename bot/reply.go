@@ -406,8 +406,11 @@ func (r *reply) typing(ctx context.Context) {
 
 // answer runs one turn: the responder streams events while run renders them.
 // notice, when set, is a message of the bot's that the answer takes over.
+// claim, when set, is the claim of req's message under way: the responder
+// waits for it before the model call (chat.Request.Admit), and nothing is
+// shown before it succeeded; errUnclaimed when it did not.
 // It returns the turn's failure (nil when answered, or stopped with 停止).
-func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage) error {
+func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage, claim *claimAttempt) error {
 	// One id follows the turn through every log line and LLM record.
 	ctx = chat.WithTurnID(ctx, chat.NewTurnID())
 	ctx, stop := context.WithCancelCause(ctx)
@@ -422,10 +425,26 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 		r.sent = append(r.sent, *notice)
 	}
 	rendered := make(chan struct{})
-	go func() {
-		defer close(rendered)
-		r.run(ctx)
-	}()
+	var renderOnce sync.Once
+	render := func() {
+		renderOnce.Do(func() {
+			go func() {
+				defer close(rendered)
+				r.run(ctx)
+			}()
+		})
+	}
+	if claim == nil {
+		render()
+	} else {
+		req.Admit = func(ctx context.Context) error {
+			if !claim.wait(ctx) {
+				return errUnclaimed
+			}
+			render()
+			return nil
+		}
+	}
 	req = b.prepare(ctx, req)
 	req, notes := b.withDocuments(ctx, req)
 	noted := false
@@ -438,6 +457,12 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage)
 	}
 	err := b.respond(ctx, req, withNotes(notes, emit, &noted))
 	untrack()
+	if claim != nil {
+		if !claim.wait(context.WithoutCancel(ctx)) {
+			return errUnclaimed // nothing was shown
+		}
+		render() // a responder that did not wait (no Admit) is shown now
+	}
 	switch {
 	case err != nil && chat.Stopped(ctx):
 		err = fmt.Errorf("%w: %w", chat.ErrStopped, err)

@@ -84,6 +84,11 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if aside != nil {
 		system = strings.TrimSpace(system + "\n\n" + <-aside)
 	}
+	if req.Admit != nil {
+		if err := req.Admit(ctx); err != nil {
+			return err
+		}
+	}
 	if system != "" {
 		msgs = withSystem(msgs, system)
 	}

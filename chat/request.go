@@ -51,6 +51,12 @@ type Request struct {
 	// ReplyChain is that message and its own reply chain, newest first
 	// (at most memory.MaxReplyChain), as the adapter found them.
 	ReplyChain []memory.ChainMessage
+
+	// Admit, when set, is waited for once the turn's context is read,
+	// before its first model call: the Discord adapter claims the message
+	// meanwhile. An error ends the turn there, with that error, before
+	// anything was written or recorded.
+	Admit func(ctx context.Context) error
 }
 
 // Attachment is a file the user sent with the message, or one of the
