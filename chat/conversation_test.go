@@ -255,3 +255,31 @@ func TestAsideRunsBesideTheContext(t *testing.T) {
 		t.Errorf("messages %q (%v)", got, roles)
 	}
 }
+
+// A turn whose Admit fails ends with its error after the context was
+// read: the model is not asked and nothing is recorded. One admitted is
+// answered and kept.
+func TestAdmitBeforeTheModelCall(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	refused := errors.New("claimed elsewhere")
+	req := Request{Session: "discord:channel:1", Source: "discord", Text: "こんにちは",
+		Admit: func(context.Context) error { return refused }}
+	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); !errors.Is(err, refused) {
+		t.Fatalf("Handle = %v, want Admit's error", err)
+	}
+	if n := srv.ChatCalls(); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+	msgs, err := c.Store.Context(t.Context(), "discord:channel:1", "", "次")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 { // the system prompt and the new text: nothing kept
+		t.Errorf("after a refused turn the context holds %d messages", len(msgs))
+	}
+	admitted := false
+	req.Admit = func(context.Context) error { admitted = true; return nil }
+	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); err != nil || !admitted || srv.ChatCalls() != 1 {
+		t.Errorf("admitted turn: %v, admitted %v, %d model calls", err, admitted, srv.ChatCalls())
+	}
+}
