@@ -29,11 +29,14 @@ func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (st
 	if err != nil {
 		return "", err
 	}
+	// The text's nouns are found (tokenising: CPU) while the tags are read.
+	nouns := make(chan []string, 1)
+	go func() { nouns <- wordpool.Nouns(text) }()
 	tags, err := db.RecentTags(ctx, m.pool, string(space), topicMessages, topicSummaries)
 	if err != nil {
 		return "", err
 	}
-	if t := closestTag(tags, wordpool.Nouns(text)); t != "" {
+	if t := closestTag(tags, <-nouns); t != "" {
 		return t, nil
 	}
 	return m.poolTopic(ctx, space, text), nil
