@@ -63,6 +63,10 @@ type Options struct {
 	// ranked against it, the nouns of users' messages feed it (in the
 	// background), and topics fall back to it. nil: tags by frequency alone.
 	Words func(ctx context.Context, space Space) WordPool
+	// WordsReady is Words for a turn before its model call (the small-talk
+	// topic's fallback): nil while the space's pool is being seeded
+	// rather than waiting for it. nil: Words is asked.
+	WordsReady func(space Space) WordPool
 
 	// Ollama serves summaries (with their tags), knowledge entries and
 	// embeddings. nil turns them off: no summaries (history is still cut to

@@ -66,6 +66,15 @@ func (m *Memory) wordPool(ctx context.Context, space Space) WordPool {
 	return m.opts.Words(ctx, space)
 }
 
+// readyWordPool is wordPool for a turn before its model call: nil rather
+// than waiting for the pool to be seeded (Options.WordsReady).
+func (m *Memory) readyWordPool(ctx context.Context, space Space) WordPool {
+	if m.opts.WordsReady == nil {
+		return m.wordPool(ctx, space)
+	}
+	return m.opts.WordsReady(space)
+}
+
 // rankTags picks TagsPerItem tags for text from its own nouns, then the
 // turn's: a noun the pool knows (people use it lately) first, then the more
 // frequent in text, then the first seen.

@@ -39,7 +39,7 @@ func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (st
 	if t := closestTag(tags, <-nouns); t != "" {
 		return t, nil
 	}
-	return m.poolTopic(ctx, space, text), nil
+	return m.poolTopic(m.readyWordPool(ctx, space), text), nil
 }
 
 // RecentTopic returns a topic from what was said lately in space ("" for
@@ -58,11 +58,11 @@ func (m *Memory) RecentTopic(ctx context.Context, space Space) (string, error) {
 	if len(tags) > 0 {
 		return tags[rand.IntN(len(tags))].Tag, nil // a tag said twice is twice as likely
 	}
-	return m.poolTopic(ctx, space, ""), nil
+	return m.poolTopic(m.wordPool(ctx, space), ""), nil
 }
 
-func (m *Memory) poolTopic(ctx context.Context, space Space, text string) string {
-	if pool := m.wordPool(ctx, space); pool != nil {
+func (m *Memory) poolTopic(pool WordPool, text string) string {
+	if pool != nil {
 		if w, ok := pool.Related(text, nil); ok {
 			return w
 		}

@@ -111,6 +111,12 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Logger:       logger,
 		// Memory's background workers tag each turn and feed the pool.
 		Words: func(ctx context.Context, s memory.Space) memory.WordPool { return a.words.Pool(ctx, string(s)) },
+		WordsReady: func(s memory.Space) memory.WordPool {
+			if p := a.words.Ready(string(s)); p != nil {
+				return p
+			}
+			return nil // not a nil *Pool in the interface
+		},
 	})
 
 	// The router exists before its routes: the bot needs it now, the

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
@@ -32,9 +33,10 @@ type Spaces struct {
 }
 
 type spacePool struct {
-	pool *Pool
-	used time.Time
-	once sync.Once // seeds the pool
+	pool   *Pool
+	used   time.Time
+	once   sync.Once   // seeds the pool
+	seeded atomic.Bool // the seeding is over (and its texts tokenised)
 }
 
 // NewSpaces returns the per-space pools over q, each keeping size nouns
@@ -57,7 +59,27 @@ func NewSpaces(q db.Querier, size, maxSpaces int, logger *slog.Logger) *Spaces {
 // Pool returns the pool of space, making and seeding it on first use. A
 // seeding failure is logged; the pool then starts empty.
 func (s *Spaces) Pool(ctx context.Context, space string) *Pool {
+	sp := s.spacePool(space)
+	s.seed(ctx, sp, space)
+	return sp.pool
+}
+
+// Ready is Pool for a caller that must not wait (a turn before its model
+// call): nil while the pool of space is not seeded yet, its seeding then
+// going on in the background.
+func (s *Spaces) Ready(space string) *Pool {
+	sp := s.spacePool(space)
+	if sp.seeded.Load() {
+		return sp.pool
+	}
+	go s.seed(context.Background(), sp, space)
+	return nil
+}
+
+// spacePool is the entry of space, made when missing.
+func (s *Spaces) spacePool(space string) *spacePool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	sp := s.pools[space]
 	if sp == nil {
 		if len(s.pools) >= s.max {
@@ -67,15 +89,21 @@ func (s *Spaces) Pool(ctx context.Context, space string) *Pool {
 		s.pools[space] = sp
 	}
 	sp.used = time.Now()
-	s.mu.Unlock()
+	return sp
+}
+
+// seed seeds sp's pool once from space's stored messages and tokenises
+// them.
+func (s *Spaces) seed(ctx context.Context, sp *spacePool, space string) {
 	sp.once.Do(func() {
+		defer sp.seeded.Store(true)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seedTimeout)
 		defer cancel()
 		if err := sp.pool.SeedFromDB(ctx, s.q, space, 0); err != nil {
 			s.log.Warn("seed word pool", "space", space, "err", err)
 		}
+		sp.pool.Knows("") // tokenises the texts seeded, here rather than in the first caller
 	})
-	return sp.pool
 }
 
 // evictLocked drops the least lately used tenth of the pools. s.mu is held.

@@ -185,6 +185,41 @@ func TestSpacesKeepTheirOwnWords(t *testing.T) {
 	}
 }
 
+// Ready does not wait: nil for a pool not seeded yet, whose seeding (and
+// tokenising) goes on meanwhile; the seeded pool afterwards.
+func TestReadyDoesNotWaitForTheSeed(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "guild:1", Key: "discord:channel:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: db.RoleUser, Content: "富士山に登りたい"}); err != nil {
+		t.Fatal(err)
+	}
+	spaces := NewSpaces(pool, 0, 0, nil)
+	if p := spaces.Ready("guild:1"); p != nil {
+		t.Fatalf("Ready before any seeding = %q", p.Words())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := spaces.Ready("guild:1")
+		if p != nil {
+			if got := p.Words(); !slices.Equal(got, []string{"富士山"}) {
+				t.Errorf("seeded in the background with %q", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never seeded")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := spaces.Words(ctx, "guild:1"); !slices.Equal(got, []string{"富士山"}) {
+		t.Errorf("Pool after Ready = %q (seeded twice?)", got)
+	}
+}
+
 // message200 is a 200-character chat message.
 var message200 = func() string {
 	s := strings.Repeat("昨日は友達と新宿のラーメン屋に行って、そのあと映画館で新作のアニメ映画を見ました。帰りに本屋で旅行のガイドブックを買いました。", 5)
