@@ -60,18 +60,26 @@ type RecentTag struct {
 // messages of them) and of the latest live summaries, which stand for the
 // messages they archived (up to summaries), in the conversations of space,
 // newest first: what people talked about lately, for picking a related
-// topic.
+// topic. The messages are read from the space's most recently active
+// conversations (up to messages of them; a conversation moves when it gets
+// a message), so a space of many conversations costs no more than one of a
+// few.
 func RecentTags(ctx context.Context, q Querier, space string, messages, summaries int) ([]RecentTag, error) {
 	rows, err := q.Query(ctx, `
-WITH s AS (SELECT id FROM sessions WHERE space = $1),
-msg AS (
-    SELECT id, created_at FROM messages
-    WHERE session_id IN (SELECT id FROM s) AND archived_at IS NULL
-    ORDER BY created_at DESC, id DESC LIMIT $2
+WITH s AS MATERIALIZED (
+    SELECT id FROM sessions WHERE space = $1 ORDER BY updated_at DESC, id DESC LIMIT $2
+),
+msg AS MATERIALIZED (
+    SELECT m.id, m.created_at FROM s CROSS JOIN LATERAL (
+        SELECT id, created_at FROM messages
+        WHERE session_id = s.id AND archived_at IS NULL
+        ORDER BY created_at DESC, id DESC LIMIT $2
+    ) m
+    ORDER BY m.created_at DESC, m.id DESC LIMIT $2
 ),
 mem AS (
     SELECT id, period_end FROM memories
-    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM s)
+    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM sessions WHERE space = $1)
     ORDER BY period_end DESC, id DESC LIMIT $3
 )
 SELECT t.tag, msg.created_at AS at FROM message_tags t JOIN msg ON msg.id = t.message_id
