@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -114,19 +115,14 @@ func LocalDocTexts(ctx context.Context, q Querier, paths []string) ([]LocalDocTe
 }
 
 // LocalDocsVersion changes whenever a row of the index is added, changed or
-// removed; readers that cache the index compare it to reload.
+// removed (a counter every such statement moves); readers that cache the
+// index compare it to reload.
 func LocalDocsVersion(ctx context.Context, q Querier) (string, error) {
-	var n int64
-	var at *time.Time
-	var sum int64
-	if err := q.QueryRow(ctx, "SELECT count(*), max(updated_at), coalesce(sum(id), 0) FROM local_knowledge_docs").Scan(&n, &at, &sum); err != nil {
+	var v int64
+	if err := q.QueryRow(ctx, "SELECT version FROM local_docs_version").Scan(&v); err != nil {
 		return "", fmt.Errorf("local docs version: %w", err)
 	}
-	v := fmt.Sprintf("%d/%d", n, sum)
-	if at != nil {
-		v += "/" + at.Format(time.RFC3339Nano)
-	}
-	return v, nil
+	return strconv.FormatInt(v, 10), nil
 }
 
 // LocalDocInfo is what the admin page shows of one indexed file.
