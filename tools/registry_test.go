@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/yorozu-bot/yorozu/llm"
 )
 
 type reminderArgs struct {
@@ -395,8 +393,6 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
-
-var _ llm.EncodedTools = (*Registry)(nil)
 
 // DefinitionsJSON is the JSON of Definitions, the same bytes each time,
 // and follows a tool registered later; a subset has its own.

@@ -35,6 +35,10 @@ import (
 	"github.com/yorozu-bot/yorozu/web"
 )
 
+// The pipeline sends the tools' JSON a ToolSet keeps instead of encoding
+// them before every model call.
+var _ llm.EncodedTools = (*tools.Registry)(nil)
+
 // app is everything serve runs, wired once by build.
 type app struct {
 	cfg      *config.Config
