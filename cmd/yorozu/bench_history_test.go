@@ -26,7 +26,7 @@ import (
 // background work included, River's polling left out), stmts/turn, and
 // slowest-ms, the slowest single statement of all turns (logged with its
 // SQL). ms-to-model is the median time from the mention to the model's
-// request: the work before the model call.
+// request arriving at the fake Ollama: the work before the model call.
 func BenchmarkTurnAtHistory(b *testing.B) {
 	sizes := []struct {
 		name string
@@ -50,10 +50,13 @@ func BenchmarkTurnAtHistory(b *testing.B) {
 			})
 			var mu sync.Mutex
 			var asked time.Time
-			h.handle(func(req api.ChatRequest) ollamatest.Reply {
+			h.ollama.HandleTimed(func(req api.ChatRequest, arrived time.Time) ollamatest.Reply {
+				if !isTurn(req) {
+					return housekeeping(req)
+				}
 				mu.Lock()
 				if asked.IsZero() {
-					asked = time.Now()
+					asked = arrived
 				}
 				mu.Unlock()
 				return ollamatest.Text("了解です。")
