@@ -174,7 +174,18 @@ func evalIn[T any](b *browserPage, expr string) T {
 // waitJS polls a JavaScript condition until it is true.
 func (b *browserPage) waitJS(what, cond string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	deadline := time.Now().Add(30 * time.Second)
+	var err error
+	for {
+		_, err = chromedp.Run(b.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Until(deadline))))
+		// A page still loading (after open or a reload) can drop the
+		// script's context under the poll: poll the new page.
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
 		b.screenshot("failed")
 		text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('main')?.innerText ?? ''`))
 		b.t.Fatalf("waiting for %s (%s): %v\nthe page reads:\n%.2000s", what, cond, err, text)
