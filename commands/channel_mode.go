@@ -9,12 +9,6 @@ import (
 
 // /channel mode: how yorozu listens in a channel (mention, free, thread).
 
-// ModeSetter puts a channel's mode in force at once; *bot.Bot satisfies
-// it.
-type ModeSetter interface {
-	SetChannelMode(channelID, mode string)
-}
-
 const notModeManagerReply = "チャンネルのモードを変えられるのは「チャンネルの管理」権限を持つ人だけです。"
 
 // modeNames say what each mode does.
@@ -73,9 +67,6 @@ func (c *Channels) modeReply(ctx context.Context, req Request) string {
 	u.Mode = &mode
 	if !c.save(ctx, "/channel mode", p, u) {
 		return settingsFailedReply
-	}
-	if c.Modes != nil {
-		c.Modes.SetChannelMode(req.ChannelID, mode)
 	}
 	return fmt.Sprintf("%sのモードを %s にしました。", p.name(), modeNames[mode])
 }

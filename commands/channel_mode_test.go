@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -8,17 +9,17 @@ import (
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 )
 
-// setModes records SetChannelMode.
-type setModes map[string]string
-
-func (s setModes) SetChannelMode(channelID, mode string) { s[channelID] = mode }
-
 // /channel mode sets, shows and refuses against a real database; a thread
 // inherits its channel's mode, and the bot learns a change at once.
 func TestChannelMode(t *testing.T) {
 	pool := dbtest.New(t)
-	learnt := setModes{}
-	c := &Channels{DB: pool, Parents: threads{"th1": "c1"}, DefaultModel: func() string { return "qwen3:4b" }, Modes: learnt, Log: quiet}
+	learnt := map[string]string{} // the modes Saved was told
+	saved := func(_ context.Context, s db.ChannelSetting) {
+		if s.Mode != nil {
+			learnt[s.ChannelID] = *s.Mode
+		}
+	}
+	c := &Channels{DB: pool, Parents: threads{"th1": "c1"}, DefaultModel: func() string { return "qwen3:4b" }, Saved: saved, Log: quiet}
 	cmd := c.ChannelMode()
 	if cmd.Required("mode") != ManageChannels {
 		t.Errorf("/channel mode requires %v, want Manage Channels", cmd.Required("mode"))

@@ -37,12 +37,11 @@ type Channels struct {
 	// DefaultModel is the chat model in force when nothing is set
 	// (DEFAULT_MODEL, or the admin page's setting).
 	DefaultModel func() string
-	// Modes learns a /channel mode change at once; optional.
-	Modes ModeSetter
-	// Reload has the settings the turns use read again after a change was
-	// stored (the chooser's), so the next turn has it; optional.
-	Reload func(ctx context.Context) error
-	Log    *slog.Logger
+	// Saved learns each place's settings as just stored, so that they are
+	// in force at once (the turns' persona and model, the bot's mode): the
+	// admin page's own hook (web.Deps.ChannelSaved); optional.
+	Saved func(ctx context.Context, s db.ChannelSetting)
+	Log   *slog.Logger
 }
 
 func scopeOption(what string) Option {
@@ -170,14 +169,13 @@ func (p place) update(by string) db.ChannelSettingUpdate {
 
 // save stores u for the command op; false (logged) when it could not.
 func (c *Channels) save(ctx context.Context, op string, p place, u db.ChannelSettingUpdate) bool {
-	if _, err := db.UpdateChannelSetting(ctx, c.DB, u); err != nil {
+	saved, err := db.UpdateChannelSetting(ctx, c.DB, u)
+	if err != nil {
 		c.Log.Error(op, "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
 		return false
 	}
-	if c.Reload != nil {
-		if err := c.Reload(ctx); err != nil {
-			c.Log.Warn(op+": stored; the turns have it once the settings are read again", "err", err)
-		}
+	if c.Saved != nil {
+		c.Saved(ctx, saved)
 	}
 	return true
 }

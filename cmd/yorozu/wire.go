@@ -321,8 +321,8 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 
 // addCommands gives the bot its slash commands.
 func (a *app) addCommands() {
-	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel, Modes: a.bot,
-		Reload: a.chooser.ReloadChannels, Log: a.logger}
+	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel,
+		Saved: a.channelSaved, Log: a.logger}
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),

@@ -146,8 +146,9 @@ func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]bro
 	return (*l.current.Load()).Search(ctx, query, max)
 }
 
-// channelSaved puts a place's settings, as the admin page stored them, in
-// force at once: the turns' persona and model, and the bot's mode.
+// channelSaved puts a place's settings, as the admin page or a slash
+// command stored them, in force at once: the turns' persona and model, and
+// the bot's mode.
 func (a *app) channelSaved(ctx context.Context, s db.ChannelSetting) {
 	if err := a.chooser.ReloadChannels(ctx); err != nil {
 		a.logger.Warn("channel settings stored; the turns have them once read again", "err", err)
