@@ -133,6 +133,12 @@ func (a *claimAttempt) wait(ctx context.Context) bool {
 	}
 }
 
+// result waits for the attempt and is its answer.
+func (a *claimAttempt) result() (ok bool, err error) {
+	<-a.done
+	return a.ok, a.err
+}
+
 // tryClaim starts a claimAttempt for req; nil when req needs no claim.
 func (b *Bot) tryClaim(req chat.Request) *claimAttempt {
 	if b.opts.Claims == nil || req.MessageID == "" {
@@ -148,39 +154,24 @@ func (b *Bot) tryClaim(req chat.Request) *claimAttempt {
 	return a
 }
 
-// settle waits for the attempt a (nil: nothing to claim) and reports
-// whether the turn goes on. A turn claimed elsewhere withdraws its notice;
-// one the database did not answer for waits for it as claim does.
-func (b *Bot) settle(req chat.Request, notice *sentMessage, a *claimAttempt) bool {
-	if a == nil {
-		return true
-	}
-	<-a.done
-	switch {
-	case a.err != nil:
-		return b.claim(req, notice)
-	case !a.ok:
-		b.log.Info("mention answered by another process", "channel_id", req.ChannelID, "message_id", req.MessageID)
-		b.withdraw(req.ChannelID, notice)
-		return false
-	}
-	return true
-}
-
 // claim makes this process the one that answers req, reporting whether it
-// should. While the database is away the turn waits for it, until
-// OutageWait after the message was sent; then the user is told, in the
-// turn's notice when it has one. Another process's claim withdraws the
-// notice: that process answers.
-func (b *Bot) claim(req chat.Request, notice *sentMessage) bool {
-	if b.opts.Claims == nil || req.MessageID == "" {
+// should; first is the attempt tryClaim started (nil: req needs no
+// claim), whose answer is the first try. While the database is away the
+// turn waits for it, until OutageWait after the message was sent; then the
+// user is told, in the turn's notice when it has one. Another process's
+// claim withdraws the notice: that process answers.
+func (b *Bot) claim(req chat.Request, notice *sentMessage, first *claimAttempt) bool {
+	if first == nil {
 		return true
 	}
 	deadline := req.At.Add(b.opts.OutageWait)
+	ok, err := first.result()
 	for waited := false; ; waited = true {
-		ctx, cancel := context.WithTimeout(b.ctx, claimTimeout)
-		ok, err := b.opts.Claims.ClaimMention(ctx, req.MessageID)
-		cancel()
+		if waited {
+			ctx, cancel := context.WithTimeout(b.ctx, claimTimeout)
+			ok, err = b.opts.Claims.ClaimMention(ctx, req.MessageID)
+			cancel()
+		}
 		switch {
 		case err == nil && ok:
 			if waited {

@@ -217,10 +217,11 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 	failed := false
 	defer func() { b.goSettleReactions(req, hourglass, failed) }()
 	claim := b.tryClaim(req)
-	if req.Text == "" || len(req.Attachments) > 0 || b.opensThread(req) {
+	thread := b.opensThread(req)
+	if req.Text == "" || len(req.Attachments) > 0 || thread {
 		// These write before the model call (a notice, the documents
 		// kept, a thread): the claim comes first.
-		if !b.settle(req, notice, claim) {
+		if !b.claim(req, notice, claim) {
 			return
 		}
 		claim = nil
@@ -229,7 +230,7 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 		b.notice(b.ctx, req, notice, emptyMentionReply)
 		return
 	}
-	if b.opensThread(req) {
+	if thread {
 		parent := req.ChannelID
 		req = b.openThread(b.ctx, req)
 		if notice != nil && req.ChannelID != parent {
@@ -244,7 +245,7 @@ func (b *Bot) handle(req chat.Request, notice *sentMessage, hourglass <-chan boo
 	if errors.Is(err, errUnclaimed) {
 		// The claim could not be made beside the context: it is made now,
 		// waiting for the database if need be, and the turn starts again.
-		if !b.settle(req, notice, claim) {
+		if !b.claim(req, notice, claim) {
 			return
 		}
 		err = b.answer(b.ctx, req, notice, nil)
