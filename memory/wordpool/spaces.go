@@ -37,6 +37,7 @@ type spacePool struct {
 	used   time.Time
 	once   sync.Once   // seeds the pool
 	seeded atomic.Bool // the seeding is over (and its texts tokenised)
+	asked  atomic.Bool // Ready started the seeding in the background
 }
 
 // NewSpaces returns the per-space pools over q, each keeping size nouns
@@ -72,7 +73,9 @@ func (s *Spaces) Ready(space string) *Pool {
 	if sp.seeded.Load() {
 		return sp.pool
 	}
-	go s.seed(context.Background(), sp, space)
+	if sp.asked.CompareAndSwap(false, true) {
+		go s.seed(context.Background(), sp, space)
+	}
 	return nil
 }
 
