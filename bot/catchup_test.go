@@ -122,20 +122,37 @@ func TestMentionToldWhenTheDatabaseStaysAway(t *testing.T) {
 	}
 }
 
-// A mention another process claimed is left to it: nothing is posted here.
+// A mention another process claimed is left to it: nothing is posted
+// here, also by a responder that answers without waiting for the claim
+// (no Admit).
 func TestMentionClaimedElsewhere(t *testing.T) {
-	claims := &fakeClaims{}
-	h := start(t, withClaims(claims, time.Minute))
-	h.srv.AddChannel(chanID)
-	id := h.srv.NewID()
-	claims.claimedBy(id, "other")
-	h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
-		Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
-	h.mention(chanID, "u1", "次")
-	h.waitText(chanID, "了解です。")
-	reqs := h.resp.requests()
-	if len(reqs) != 1 || reqs[0].Text != "次" {
-		t.Errorf("answered %+v, want only 次", reqs)
+	for _, tc := range []struct {
+		name        string
+		ignoreAdmit bool
+		want        string // the texts the responder got
+	}{
+		{"the responder waits for the claim", false, "次"},
+		{"the responder does not wait", true, "重複,次"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			claims := &fakeClaims{}
+			h := start(t, withClaims(claims, time.Minute))
+			h.srv.AddChannel(chanID)
+			h.resp.ignoreAdmit = tc.ignoreAdmit
+			id := h.srv.NewID()
+			claims.claimedBy(id, "other")
+			h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
+				Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
+			h.mention(chanID, "u1", "次")
+			h.waitText(chanID, "了解です。")
+			var texts []string
+			for _, r := range h.resp.requests() {
+				texts = append(texts, r.Text)
+			}
+			if got := strings.Join(texts, ","); got != tc.want {
+				t.Errorf("responder got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -161,25 +178,6 @@ func TestClaimMadeBesideTheContext(t *testing.T) {
 	}
 	close(gate)
 	h.waitText(chanID, "了解です。")
-}
-
-// A responder that answers without waiting for the claim (no Admit) shows
-// nothing when another process claimed the message; the waiting notice
-// is taken back.
-func TestUnclaimedAnswerNotShown(t *testing.T) {
-	claims := &fakeClaims{}
-	h := start(t, withClaims(claims, time.Minute))
-	h.srv.AddChannel(chanID)
-	h.resp.ignoreAdmit = true
-	id := h.srv.NewID()
-	claims.claimedBy(id, "other")
-	h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
-		Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
-	h.mention(chanID, "u1", "次")
-	h.waitText(chanID, "了解です。")
-	if reqs := h.resp.requests(); len(reqs) != 2 {
-		t.Errorf("responder ran %d times, want 2 (both, not waiting)", len(reqs))
-	}
 }
 
 // The gateway was not held while mentions were sent: CatchUp answers the
