@@ -285,11 +285,21 @@ func visibleIn(rel string, space Space) bool {
 
 // moveLegacyKnowledgeFiles moves the files of knowledge entries written
 // before spaces (web_search/<file>) into their space's folder
-// (web_search/<space>/<file>), so only that space sees them.
+// (web_search/<space>/<file>), so only that space sees them. Once every
+// such entry is moved there is never one again, so the look for them (a
+// scan of every entry's path) is made until a sync finds none, not on
+// every sync.
 func (m *Memory) moveLegacyKnowledgeFiles(ctx context.Context) error {
+	if m.legacyFiled.Load() {
+		return nil
+	}
 	entries, err := db.UnfiledKnowledge(ctx, m.pool, WebKnowledgeDir)
-	if err != nil || len(entries) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(entries) == 0 {
+		m.legacyFiled.Store(true)
+		return nil
 	}
 	var errs []error
 	for _, e := range entries {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -113,6 +114,9 @@ type Memory struct {
 
 	bg background
 	kb kbIndex
+	// legacyFiled is set once a knowledge-base sync found no entry left
+	// in the folder from before spaces: none is written there any more.
+	legacyFiled atomic.Bool
 
 	sumMu       sync.Mutex
 	summarizing map[int64]bool // session id -> run again: one summary run per session at a time

@@ -188,4 +188,31 @@ func TestLegacyKnowledgeFileMovesToItsSpace(t *testing.T) {
 	if inB := ctxOf(memory.DiscordChannel("cb"), b); strings.Contains(inB, "猫の鳴き声から") {
 		t.Errorf("server B's prompt shows A's finding:\n%s", inB)
 	}
+
+	// Once a sync finds nothing left to move, the process stops looking
+	// (nothing writes there any more); the next process looks once.
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	late, err := db.InsertKnowledge(ctx, f.pool, db.KnowledgeParams{Space: string(a), Title: "犬の日", Body: "11月1日"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lateOld = "web_search/6-inu.md"
+	if err := db.SetKnowledgeFile(ctx, f.pool, late.ID, lateOld); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f.kbDir, lateOld, "# 犬の日\n11月1日。")
+	if err := m.SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := db.KnowledgeByID(ctx, f.pool, late.ID); got.FilePath != lateOld {
+		t.Errorf("the same process looked again: the entry moved to %q", got.FilePath)
+	}
+	if err := f.memory(t, nil).SyncKnowledgeBase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := db.KnowledgeByID(ctx, f.pool, late.ID); got.FilePath != "web_search/guild-111/6-inu.md" {
+		t.Errorf("a new process did not move the entry: %q", got.FilePath)
+	}
 }
