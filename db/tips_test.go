@@ -2,6 +2,8 @@ package db_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +56,58 @@ func TestRecentUserTextsOfASpace(t *testing.T) {
 	}
 	if len(texts) != 2 || texts[0] != "discord:channel:1 user" || texts[1] != "discord:channel:2 user" {
 		t.Fatalf("texts = %q, want the user messages of both sessions of guild:1 alone, oldest first", texts)
+	}
+}
+
+// Conversations talked in by turns give exactly the latest texts; one
+// ranked second gives at most half of them, however much it holds.
+func TestRecentUserTextsReadsLessOfOlderConversations(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	t0 := time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC)
+	// As a turn does: the session moves to the message's time, then the
+	// message is stored.
+	say := func(session, n int) {
+		t.Helper()
+		at := t0.Add(time.Duration(n) * time.Minute)
+		sess, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "guild:1", Key: fmt.Sprintf("discord:channel:%d", session), At: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: sess.ID, Role: db.RoleUser,
+			Content: fmt.Sprint(n), CreatedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := range 30 {
+		say(n%3, n)
+	}
+	texts, err := db.RecentUserTexts(ctx, pool, "guild:1", 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29"}; !slices.Equal(texts, want) {
+		t.Fatalf("by turns: texts = %q, want %q", texts, want)
+	}
+
+	// The second conversation says ten more, then the first one more.
+	for n := 30; n < 40; n++ {
+		say(1, n)
+	}
+	say(0, 40)
+	if texts, err = db.RecentUserTexts(ctx, pool, "guild:1", 12); err != nil {
+		t.Fatal(err)
+	}
+	second := 0
+	for _, text := range texts {
+		var n int
+		fmt.Sscan(text, &n)
+		if n >= 30 && n < 40 || n%3 == 1 && n < 30 {
+			second++
+		}
+	}
+	if len(texts) != 12 || texts[11] != "40" || second != 6 {
+		t.Fatalf("texts = %q (%d of the second conversation), want 12 ending with 40, 6 of the second", texts, second)
 	}
 }
 
