@@ -96,6 +96,10 @@ type Options struct {
 	// memory (least recently found out; the files' vectors are always
 	// held); defaults 1,000 files and 16 MiB.
 	KBCacheFiles, KBCacheBytes int
+	// TopicTagsRefresh is how old a space's recent tags (small talk's
+	// topics) may grow before they are read again, in the background;
+	// this process's own turns show at once. Default: 30 s.
+	TopicTagsRefresh time.Duration
 	// EmbedTimeout bounds embedding the user's message on a turn; past it
 	// the turn goes without the knowledge-base layer. Default: 3 s.
 	EmbedTimeout time.Duration
@@ -112,8 +116,9 @@ type Memory struct {
 	opts Options
 	log  *slog.Logger
 
-	bg background
-	kb kbIndex
+	bg     background
+	kb     kbIndex
+	topics topicTags
 	// legacyFiled is set once a knowledge-base sync found no entry left
 	// in the folder from before spaces: none is written there any more.
 	legacyFiled atomic.Bool
@@ -160,6 +165,9 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 	}
 	if opts.KBCacheBytes <= 0 {
 		opts.KBCacheBytes = defaultKBCacheBytes
+	}
+	if opts.TopicTagsRefresh <= 0 {
+		opts.TopicTagsRefresh = defaultTopicTagsRefresh
 	}
 	if opts.EmbedTimeout <= 0 {
 		opts.EmbedTimeout = 3 * time.Second

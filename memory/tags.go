@@ -28,7 +28,8 @@ type WordPool interface {
 // tagTurn tags the messages of a stored turn with kagome, without the
 // model: each message gets its own nouns, topped up with the rest of the
 // turn's (a short reply is about what was asked), ranked against the word
-// pool. Then the user's nouns join the pool. Failures are logged.
+// pool. Then small talk's kept tags of the space are read again and the
+// user's nouns join the pool. Failures are logged.
 func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
 	pool := m.wordPool(ctx, space)
 	nouns := make([][]string, len(msgs))
@@ -37,6 +38,7 @@ func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
 		nouns[i] = wordpool.Nouns(msg.Content)
 		turn = append(turn, nouns[i]...)
 	}
+	tagged := false
 	for i, msg := range msgs {
 		if ctx.Err() != nil {
 			return
@@ -47,7 +49,12 @@ func (m *Memory) tagTurn(ctx context.Context, space Space, msgs []db.Message) {
 		}
 		if err := db.SetMessageTags(ctx, m.pool, msg.ID, tags); err != nil {
 			m.log.Warn("tag message", "message_id", msg.ID, "err", err)
+			continue
 		}
+		tagged = true
+	}
+	if tagged {
+		m.refreshTopicTags(ctx, space)
 	}
 	if pool == nil {
 		return

@@ -23,7 +23,8 @@ const (
 // in space ("" for the default space): the tag of its recent messages and
 // summaries closest to one of text's nouns (the more often and the more
 // lately said, the better); else a word of its word pool related to text;
-// "" when there is nothing to pick from. Small talk uses it.
+// "" when there is nothing to pick from. Small talk uses it, before its
+// model call: the tags are kept in memory (see topicTags).
 func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (string, error) {
 	space, err := m.space(ctx, space)
 	if err != nil {
@@ -32,7 +33,7 @@ func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (st
 	// The text's nouns are found (tokenising: CPU) while the tags are read.
 	nouns := make(chan []string, 1)
 	go func() { nouns <- wordpool.Nouns(text) }()
-	tags, err := db.RecentTags(ctx, m.pool, string(space), topicMessages, topicSummaries)
+	tags, err := m.recentTags(ctx, space)
 	if err != nil {
 		return "", err
 	}

@@ -69,6 +69,61 @@ func TestRelatedTopic(t *testing.T) {
 	}
 }
 
+// Small talk's topics come from tags kept in memory: this process's own
+// turns show in them at once, another process's once the kept tags are
+// older than TopicTagsRefresh.
+func TestRelatedTopicKeepsTheTags(t *testing.T) {
+	f := newFixture(t)
+	const refresh = 2 * time.Second
+	m := f.memory(t, func(o *memory.Options) { o.TopicTagsRefresh = refresh })
+	other := f.memory(t, nil) // another process on the same database
+	ctx := context.Background()
+	space := memory.GuildSpace("g1")
+	t0 := time.Now().Add(-time.Hour)
+	n := 0
+	say := func(m *memory.Memory, channel, text string) {
+		t.Helper()
+		n++
+		at := t0.Add(time.Duration(n) * time.Minute)
+		if err := m.Record(ctx, memory.DiscordChannel(channel), memory.Turn{
+			Source: "discord", GuildID: "g1",
+			User:  memory.MessageRecord{AuthorName: "たろう", Content: text, At: at},
+			Reply: memory.MessageRecord{Content: "いいですね。", At: at.Add(time.Second)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the turn's tags", func() bool {
+			return count(t, f.pool, "SELECT count(*) FROM message_tags t JOIN messages m ON m.id = t.message_id WHERE m.content = $1", text) > 0
+		})
+	}
+	topic := func(text string) string {
+		t.Helper()
+		got, err := m.RelatedTopic(ctx, space, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	say(m, "c1", "将棋の定跡を覚えたい")
+	if got := topic("将棋しよう"); got != "将棋" {
+		t.Fatalf("first topic = %q, want 将棋", got)
+	}
+	say(m, "c1", "富士山に登ったよ")
+	tagged := time.Now()
+	eventually(t, "this process's new tag", func() bool { return topic("富士山麓の湖") == "富士山" })
+	if waited := time.Since(tagged); waited >= refresh {
+		t.Errorf("this process's new tag showed after %v, not at once", waited)
+	}
+
+	say(other, "c2", "ラーメンの食べ歩き")
+	started := time.Now()
+	if got := topic("ラーメン屋"); got == "ラーメン" && time.Since(started) < refresh {
+		t.Errorf("another process's tag was read at once: the tags were not kept")
+	}
+	eventually(t, "another process's tag, after TopicTagsRefresh", func() bool { return topic("ラーメン屋") == "ラーメン" })
+}
+
 func TestRelatedTopicWithNothingSaid(t *testing.T) {
 	f := newFixture(t)
 	m := f.memory(t, func(o *memory.Options) {
