@@ -86,7 +86,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	if req.Admit != nil {
 		if err := req.Admit(ctx); err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
 		}
 	}
 	if system != "" {

@@ -256,7 +256,7 @@ func TestAsideRunsBesideTheContext(t *testing.T) {
 	}
 }
 
-// A turn whose Admit fails ends with its error after the context was
+// A turn whose Admit fails ends with ErrNotAdmitted after the context was
 // read: the model is not asked and nothing is recorded. One admitted is
 // answered and kept.
 func TestAdmitBeforeTheModelCall(t *testing.T) {
@@ -264,8 +264,8 @@ func TestAdmitBeforeTheModelCall(t *testing.T) {
 	refused := errors.New("claimed elsewhere")
 	req := Request{Session: "discord:channel:1", Source: "discord", Text: "こんにちは",
 		Admit: func(context.Context) error { return refused }}
-	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); !errors.Is(err, refused) {
-		t.Fatalf("Handle = %v, want Admit's error", err)
+	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); !errors.Is(err, refused) || !errors.Is(err, ErrNotAdmitted) {
+		t.Fatalf("Handle = %v, want ErrNotAdmitted with Admit's error", err)
 	}
 	if n := srv.ChatCalls(); n != 0 {
 		t.Errorf("the model was asked %d times", n)

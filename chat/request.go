@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/memory"
@@ -54,10 +55,15 @@ type Request struct {
 
 	// Admit, when set, is waited for once the turn's context is read,
 	// before its first model call: the Discord adapter claims the message
-	// meanwhile. An error ends the turn there, with that error, before
-	// anything was written or recorded.
+	// meanwhile. An error ends the turn there, before anything was written
+	// or recorded, with ErrNotAdmitted and that error.
 	Admit func(ctx context.Context) error
 }
+
+// ErrNotAdmitted ends a turn whose Request.Admit failed. It is not a
+// turn's outcome: the adapter runs the turn again once the message is
+// claimed, or leaves it to the process that claimed it.
+var ErrNotAdmitted = errors.New("turn not admitted")
 
 // Attachment is a file the user sent with the message, or one of the
 // message the user replied to.

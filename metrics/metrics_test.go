@@ -71,6 +71,40 @@ func TestStatsOfTheLastHour(t *testing.T) {
 	}
 }
 
+// A turn that was not admitted (its message claimed elsewhere, or not yet)
+// is no turn: it is counted when it runs again.
+func TestTurnsNotAdmittedAreNotCounted(t *testing.T) {
+	m := New(Options{})
+	notAdmitted := chat.HandlerFunc(func(context.Context, chat.Request, func(llm.Event) error) error {
+		return fmt.Errorf("chat: %w: %w", chat.ErrNotAdmitted, errors.New("mention not claimed"))
+	})
+	err := m.Turns("chat", notAdmitted).Handle(context.Background(), chat.Request{Source: "discord"}, nil)
+	if !errors.Is(err, chat.ErrNotAdmitted) {
+		t.Fatalf("Handle = %v, want the handler's error", err)
+	}
+	_ = m.Turns("chat", chat.HandlerFunc(func(context.Context, chat.Request, func(llm.Event) error) error { return nil })).
+		Handle(context.Background(), chat.Request{Source: "discord"}, nil)
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() == "yorozu_turns_total" {
+			for _, s := range f.Metric {
+				for _, l := range s.Label {
+					if l.GetName() == "outcome" {
+						got[l.GetValue()] += s.Counter.GetValue()
+					}
+				}
+			}
+		}
+	}
+	if len(got) != 1 || got["ok"] != 1 {
+		t.Errorf("turns by outcome = %v, want one ok", got)
+	}
+}
+
 func TestUnknownToolsShareOneLabel(t *testing.T) {
 	m := New(Options{})
 	m.SetTools([]string{"web_search"})

@@ -36,6 +36,9 @@ func (m *Metrics) Turns(route string, next chat.Handler) chat.Handler {
 			}
 			return emit(ev)
 		})
+		if errors.Is(err, chat.ErrNotAdmitted) {
+			return err // counted when it runs again, here or in the process that claimed it
+		}
 		took := m.opts.Now().Sub(start)
 		outcome := llm.Outcome(err)
 		m.turns.WithLabelValues(adapter, route, outcome).Inc()
