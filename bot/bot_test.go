@@ -16,6 +16,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -80,7 +81,7 @@ type harness struct {
 	bot  *Bot
 	resp *fakeResponder
 	ctx  context.Context
-	logs *logBuffer // the bot's log, shown when a wait fails
+	logs *testlog.Buffer // the bot's log, shown when a wait fails
 }
 
 const (

@@ -1,14 +1,12 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -18,36 +16,19 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
-// logBuffer collects a bot's log lines for tests to read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // startFaulty starts a bot against a fake Discord that prep has set up
 // (faults included) and returns without requiring a connection.
-func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options)) (*harness, *logBuffer) {
+func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options)) (*harness, *testlog.Buffer) {
 	t.Helper()
 	srv := discordtest.New(t)
 	if prep != nil {
 		prep(srv)
 	}
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	resp := &fakeResponder{}
 	opts := Options{
 		Token:         "test-token",
@@ -343,7 +324,7 @@ func TestRefusedCommandsKeepTheBotAnswering(t *testing.T) {
 	t.Parallel()
 	srv := discordtest.New(t)
 	srv.RefuseCommand("broken")
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	resp := &fakeResponder{}
 	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, RetryMin: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
@@ -693,7 +674,7 @@ func TestEveryKindOfMessageShowsOnceWhenItsAnswerIsLost(t *testing.T) {
 // nothing more (but debug lines) once the wait is at its longest.
 func TestUnreachableLoggedOncePerBackoffStep(t *testing.T) {
 	t.Parallel()
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	h, _ := startFaulty(t, func(s *discordtest.Server) { s.SetUnreachable(true) }, func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		o.RetryMin, o.RetryMax = 10*time.Millisecond, 40*time.Millisecond

@@ -1,7 +1,6 @@
 package memory_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
@@ -115,7 +115,7 @@ func TestBackgroundPanicIsRecovered(t *testing.T) {
 	f := newFixture(t)
 	f.ollama.Down()
 	pool := panickyPool{Pool: wordpool.New(0), bad: "爆弾"}
-	var logs syncBuffer
+	var logs testlog.Buffer
 	m := f.memory(t, func(o *memory.Options) {
 		o.Words = func(context.Context, memory.Space) memory.WordPool { return pool }
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
@@ -143,24 +143,6 @@ func TestBackgroundPanicIsRecovered(t *testing.T) {
 	eventually(t, "the panic logged", func() bool {
 		return strings.Contains(logs.String(), "memory background job panicked")
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and the test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Backfilling the tags of messages stored without them feeds each

@@ -21,6 +21,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -36,45 +37,14 @@ const (
 	embedModel = "bge-m3"
 )
 
-// syncBuffer is an io.Writer that tests may read while run writes to it,
-// and that signals every write.
-type syncBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	written chan struct{}
-}
-
-func newSyncBuffer() *syncBuffer { return &syncBuffer{written: make(chan struct{}, 1)} }
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	select {
-	case b.written <- struct{}{}:
-	default:
-	}
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// waitFor returns the first submatch of re once it appears in the buffer.
-func (b *syncBuffer) waitFor(t testing.TB, ctx context.Context, re *regexp.Regexp) string {
+// waitLog returns the last submatch of re once it appears in buf.
+func waitLog(t testing.TB, ctx context.Context, buf *testlog.Buffer, re *regexp.Regexp) string {
 	t.Helper()
-	for {
-		if m := re.FindStringSubmatch(b.String()); m != nil {
-			return m[len(m)-1]
-		}
-		select {
-		case <-b.written:
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: %v\noutput so far:\n%s", re, ctx.Err(), b.String())
-		}
+	m, err := buf.WaitFor(ctx, re)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m
 }
 
 // harness is one yorozu process started through run, with a fake Discord,
@@ -85,7 +55,7 @@ type harness struct {
 	pool    *pgxpool.Pool
 	dbURL   string
 	httpURL string
-	stderr  *syncBuffer
+	stderr  *testlog.Buffer
 	env     map[string]string
 	stop    func() error
 }
@@ -127,7 +97,7 @@ func newHarness(t testing.TB, extraEnv map[string]string) *harness {
 		discord: discordtest.New(t),
 		ollama:  ollamatest.New(t),
 		dbURL:   dbtest.URL(t),
-		stderr:  newSyncBuffer(),
+		stderr:  &testlog.Buffer{},
 	}
 	h.ollama.AddModel(model, "completion", "tools")
 	h.ollama.AddModel(embedModel, "embedding")
@@ -164,7 +134,7 @@ func (h *harness) openPool(t testing.TB) {
 func (h *harness) startRun(t testing.TB, env map[string]string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout := newSyncBuffer()
+	stdout := &testlog.Buffer{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, nil, func(k string) string { return env[k] }, stdout, h.stderr)
@@ -196,7 +166,7 @@ func (h *harness) startRun(t testing.TB, env map[string]string) {
 		case <-done:
 		}
 	}()
-	h.httpURL = "http://" + stdout.waitFor(t, wctx, regexp.MustCompile(`yorozu ready: http://(\S+)`))
+	h.httpURL = "http://" + waitLog(t, wctx, stdout, regexp.MustCompile(`yorozu ready: http://(\S+)`))
 	close(done)
 }
 

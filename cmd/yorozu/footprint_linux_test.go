@@ -19,6 +19,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"golang.org/x/sys/unix"
 
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -156,7 +157,7 @@ func (h *harness) startBinary(t testing.TB, bin string) *exec.Cmd {
 	for k, v := range h.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	stdout := newSyncBuffer()
+	stdout := &testlog.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, h.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func (h *harness) startBinary(t testing.TB, bin string) *exec.Cmd {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h.httpURL = "http://" + stdout.waitFor(t, ctx, regexp.MustCompile(`yorozu ready: http://(\S+)`))
+	h.httpURL = "http://" + waitLog(t, ctx, stdout, regexp.MustCompile(`yorozu ready: http://(\S+)`))
 	return cmd
 }
 

@@ -57,7 +57,7 @@ func TestPostSettingsApplyWithoutRestart(t *testing.T) {
 	// coming find no destination and post nothing.
 	admin.call(t, "PUT", "/api/settings", nil, `{"weather_channel_id": null}`)
 	stopped := len(h.discord.Messages(weatherChannel))
-	h.stderr.waitFor(t, ctx, regexp.MustCompile(`no destination set: no weather post`))
+	waitLog(t, ctx, h.stderr, regexp.MustCompile(`no destination set: no weather post`))
 	if n := len(h.discord.Messages(weatherChannel)); n > stopped+1 {
 		t.Errorf("%d more posts after the destination was reset", n-stopped)
 	}

@@ -225,7 +225,7 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h.stderr.waitFor(t, ctx, regexp.MustCompile("ignoring DMs from a user who shares no server"))
+	waitLog(t, ctx, h.stderr, regexp.MustCompile("ignoring DMs from a user who shares no server"))
 	if n := strings.Count(h.stderr.String(), "ignoring a server not in DISCORD_GUILDS"); n != 1 {
 		t.Errorf("server C logged %d times; want once", n)
 	}

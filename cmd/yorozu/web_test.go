@@ -40,7 +40,7 @@ func TestAdminPageLoginAndJobsUI(t *testing.T) {
 	// No ADMIN_PASSWORD: one is generated and written to DATA_DIR/admin-password
 	// for this user only; the log says where it is and how to change it, not what it is.
 	file := filepath.Join(h.env["DATA_DIR"], "admin-password")
-	h.stderr.waitFor(t, ctx, regexp.MustCompile(`admin page password generated.*set-password.*path=`+regexp.QuoteMeta(file)))
+	waitLog(t, ctx, h.stderr, regexp.MustCompile(`admin page password generated.*set-password.*path=`+regexp.QuoteMeta(file)))
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestGeneratedPasswordCannotBeStored(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	line := h.stderr.waitFor(t, ctx, regexp.MustCompile(`(level=ERROR msg="admin page password generated but it could not be stored.*set-password.*)`))
+	line := waitLog(t, ctx, h.stderr, regexp.MustCompile(`(level=ERROR msg="admin page password generated but it could not be stored.*set-password.*)`))
 	if !strings.Contains(line, "path="+filepath.Join(h.env["DATA_DIR"], "admin-password")) {
 		t.Errorf("the error does not name the file: %s", line)
 	}
