@@ -107,8 +107,10 @@ WHERE id = ANY($1) AND folded_into IS NULL AND id <> $2
 	return tag.RowsAffected(), nil
 }
 
-// DeleteMemoriesByKey deletes every summary of the session with key (their
-// messages stay, archived, and lose their memory_id) and returns how many.
+// DeleteMemoriesByKey deletes every summary of the session with key and
+// returns how many. Their messages stay archived and untouched, memory_id
+// naming a summary that is gone (see Message.MemoryID): rewriting them all
+// made forgetting take as long as the history.
 func DeleteMemoriesByKey(ctx context.Context, q Querier, key string) (int64, error) {
 	tag, err := q.Exec(ctx, "DELETE FROM memories WHERE session_id = (SELECT id FROM sessions WHERE key = $1)", key)
 	if err != nil {

@@ -28,8 +28,12 @@ type Message struct {
 	Model             string     `db:"model"`               // the model that wrote an assistant message
 	CreatedAt         time.Time  `db:"created_at"`
 	ArchivedAt        *time.Time `db:"archived_at"` // set once summarised; archived rows leave the context
-	MemoryID          *int64     `db:"memory_id"`   // the summary that archived it
-	Tokens            *int       `db:"tokens"`
+	// MemoryID is the summary that archived it. No foreign key: a summary
+	// deleted with its session's (DeleteMemoriesByKey) leaves the number,
+	// which names nothing, since summary ids are never reused; DeleteMemory,
+	// which brings a summary's messages back, clears it.
+	MemoryID *int64 `db:"memory_id"`
+	Tokens   *int   `db:"tokens"`
 }
 
 // MessageParams describes a message to insert.
