@@ -119,12 +119,22 @@ VALUES ($1, $2, 1, $3, $4)`, sessionID, anchor, kind, ms); err != nil {
 	return err
 }
 
+// lockSession locks the row of a session not deleted, so that versions of
+// it are made one at a time (and not once it is deleted), or is
+// ErrNotFound.
+func lockSession(ctx context.Context, tx pgx.Tx, id int64) error {
+	var one int
+	err := tx.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&one)
+	return interpretError(err)
+}
+
 // ForkBranch starts a new version of session after anchor: the version
 // shown is kept as a branch and leaves messages, and an empty version of
-// kind becomes the one shown, for the turn about to run to fill.
+// kind becomes the one shown, for the turn about to run to fill. A deleted
+// session is ErrNotFound.
 func ForkBranch(ctx context.Context, q Beginner, sessionID, anchor int64, kind string) error {
 	err := pgx.BeginFunc(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, sessionID); err != nil {
+		if err := lockSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if err := saveShown(ctx, tx, sessionID, anchor, kind); err != nil {
@@ -145,7 +155,7 @@ SELECT $1, $2, max(position) + 1, $3 FROM conversation_branches WHERE session_id
 // messages (under new ids; deeper versions follow them).
 func SwitchBranch(ctx context.Context, q Beginner, sessionID, anchor int64, position int) error {
 	err := pgx.BeginFunc(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, sessionID); err != nil {
+		if err := lockSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		var raw []byte

@@ -171,7 +171,7 @@ type KnownChannel struct {
 const knownChannelsSQL = `
 WITH talked AS (
     SELECT guild_id, channel_id, max(updated_at) AS last_active FROM sessions
-    WHERE source = 'discord' AND channel_id <> ''
+    WHERE source = 'discord' AND channel_id <> '' AND deleted_at IS NULL
     GROUP BY guild_id, channel_id
 ), places AS (
     SELECT guild_id, channel_id, last_active FROM talked

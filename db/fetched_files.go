@@ -81,10 +81,11 @@ ORDER BY fetched_at DESC, id DESC LIMIT $2`, key, limit)
 }
 
 // FetchedFilesBySession lists the documents of session id, newest first,
-// without their text (the admin page). An unknown session is ErrNotFound.
+// without their text (the admin page). An unknown or deleted session is
+// ErrNotFound.
 func FetchedFilesBySession(ctx context.Context, q Querier, sessionID int64, limit int) ([]FetchedFile, error) {
 	var exists bool
-	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1)", sessionID).Scan(&exists); err != nil {
+	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND deleted_at IS NULL)", sessionID).Scan(&exists); err != nil {
 		return nil, fmt.Errorf("list fetched files of session %d: %w", sessionID, err)
 	}
 	if !exists {
@@ -104,9 +105,10 @@ ORDER BY fetched_at DESC, id DESC LIMIT $2`, sessionID, limit)
 }
 
 // FetchedFileInSession returns document id with its text if it belongs to
-// session id; any other id is ErrNotFound.
+// session id, not deleted; any other id is ErrNotFound.
 func FetchedFileInSession(ctx context.Context, q Querier, sessionID, id int64) (FetchedFile, error) {
-	rows, err := q.Query(ctx, "SELECT "+fetchedColumns+" FROM fetched_files WHERE id = $1 AND session_id = $2", id, sessionID)
+	rows, err := q.Query(ctx, "SELECT "+fetchedColumns+` FROM fetched_files
+WHERE id = $1 AND session_id = $2 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2 AND deleted_at IS NULL)`, id, sessionID)
 	if err != nil {
 		return FetchedFile{}, fmt.Errorf("get fetched file %d: %w", id, err)
 	}

@@ -134,7 +134,8 @@ type MemoryItem struct {
 }
 
 // ListMemories returns up to limit live summaries with their tags, newest
-// first: of one session, or of all when sessionID is 0.
+// first: of one session, or of all when sessionID is 0 (deleted sessions'
+// none).
 func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([]MemoryItem, error) {
 	// Two statements, not one with "$1 = 0 OR": each has an index that
 	// gives its order (memories_session_live_idx, memories_live_recent_idx),
@@ -146,7 +147,7 @@ func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([
 	rows, err := q.Query(ctx, `
 SELECT m.id, m.session_id, s.key AS session_key, s.space, m.content, m.message_count, m.period_start, m.period_end, m.created_at,
        COALESCE((SELECT array_agg(t.tag ORDER BY t.tag) FROM memory_tags t WHERE t.memory_id = m.id), '{}') AS tags
-FROM memories m JOIN sessions s ON s.id = m.session_id
+FROM memories m JOIN sessions s ON s.id = m.session_id AND s.deleted_at IS NULL
 WHERE m.folded_into IS NULL AND `+where+`
 ORDER BY m.period_end DESC, m.id DESC LIMIT $2`, sessionID, limit)
 	if err != nil {

@@ -72,11 +72,12 @@ type DiscordChannel struct {
 }
 
 // RecentDiscordChannels are the Discord channels whose conversations moved
-// last, newest first, at most limit.
+// last, newest first, at most limit (deleted conversations aside, though
+// only web ones can be deleted today).
 func RecentDiscordChannels(ctx context.Context, q Querier, limit int) ([]DiscordChannel, error) {
 	rows, err := q.Query(ctx, `
 SELECT guild_id, channel_id FROM sessions
-WHERE source = 'discord' AND channel_id <> ''
+WHERE source = 'discord' AND channel_id <> '' AND deleted_at IS NULL
 ORDER BY updated_at DESC, id DESC
 LIMIT $1`, limit)
 	if err != nil {

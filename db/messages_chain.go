@@ -24,7 +24,8 @@ type ChainMessage struct {
 }
 
 // MessageByPlatformID returns the message of session key that has
-// platformID among its platform ids, archived or not, or ErrNotFound.
+// platformID among its platform ids, archived or not, or ErrNotFound (also
+// when the session was deleted: its text joins no context).
 func MessageByPlatformID(ctx context.Context, q Querier, key, platformID string) (ChainMessage, error) {
 	// The rows are found first (messages_platform_ids_idx), then ordered:
 	// ordered by id with a LIMIT, the planner would rather walk the table.
@@ -41,7 +42,7 @@ SELECT m.id, m.role, m.author_name, m.content, m.platform_message_id, m.created_
 FROM hit m
 JOIN sessions s ON s.id = m.session_id
 LEFT JOIN messages u ON u.id = m.reply_to_id
-WHERE s.key = $1
+WHERE s.key = $1 AND s.deleted_at IS NULL
 ORDER BY m.id DESC
 LIMIT 1`, key, platformID)
 	if err != nil {

@@ -382,12 +382,12 @@ const (
 	notesIndexByKey = `
 SELECT p.id, p.title, p.section, left(p.content, 40) AS head,
        EXISTS (SELECT 1 FROM session_note_pages l JOIN sessions s ON s.id = l.session_id
-               WHERE s.key = $1 AND l.page_id = p.id) AS linked
+               WHERE s.key = $1 AND s.deleted_at IS NULL AND l.page_id = p.id) AS linked
 FROM note_pages p WHERE p.space = $3 ORDER BY p.position LIMIT $2`
 	linkedNotePagesByKey = `
 SELECT p.id, p.space, p.title, p.content, p.section, p.position, p.created_at, p.updated_at
 FROM note_pages p JOIN session_note_pages l ON l.page_id = p.id JOIN sessions s ON s.id = l.session_id
-WHERE s.key = $1 AND p.space = $2 ORDER BY p.position`
+WHERE s.key = $1 AND s.deleted_at IS NULL AND p.space = $2 ORDER BY p.position`
 )
 
 // QueueNotesIndexByKey queues NotesIndexByKey on b, into dst.

@@ -25,7 +25,7 @@ type SearchHit struct {
 const searchWindow = 10_000
 
 // SearchMessages returns the user and assistant messages of every session
-// that hold each word of query (split on spaces; case-insensitive), newest
+// (deleted ones aside) that hold each word of query (split on spaces; case-insensitive), newest
 // first, at most limit. A query with nothing to look up (only punctuation)
 // finds nothing. See 0021_chat_app.sql for how messages are indexed.
 func SearchMessages(ctx context.Context, q Querier, query string, limit int) ([]SearchHit, error) {
@@ -61,6 +61,7 @@ SELECT m.id, m.session_id, m.role, m.content, m.created_at
 FROM message_search s JOIN messages m ON m.id = s.message_id
 WHERE s.terms @@ $1::tsquery AND s.message_id > $2
   AND m.role IN ('user', 'assistant') AND m.content ILIKE ALL ($3)
+  AND NOT EXISTS (SELECT 1 FROM sessions d WHERE d.id = m.session_id AND d.deleted_at IS NOT NULL)
 ORDER BY s.message_id DESC
 LIMIT $4`, strings.Join(tsq, " & "), lo, likes, limit)
 		if err != nil {

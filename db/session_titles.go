@@ -14,13 +14,14 @@ type SessionTitle struct {
 	Source string `db:"source"`
 }
 
-// SessionTitlesByKeys returns the sessions among keys that exist, by key.
+// SessionTitlesByKeys returns the sessions among keys that exist and are
+// not deleted, by key.
 func SessionTitlesByKeys(ctx context.Context, q Querier, keys []string) (map[string]SessionTitle, error) {
 	out := map[string]SessionTitle{}
 	if len(keys) == 0 {
 		return out, nil
 	}
-	rows, err := q.Query(ctx, `SELECT id, key, title, source FROM sessions WHERE key = ANY($1)`, keys)
+	rows, err := q.Query(ctx, `SELECT id, key, title, source FROM sessions WHERE key = ANY($1) AND deleted_at IS NULL`, keys)
 	if err != nil {
 		return nil, fmt.Errorf("titles of %d sessions: %w", len(keys), err)
 	}

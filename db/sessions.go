@@ -70,6 +70,12 @@ RETURNING `+sessionColumns,
 }
 
 // SessionByKey returns the session with key, or ErrNotFound.
+//
+// Lookups by key (this one, UpsertSession, the "WHERE key = $1" subqueries
+// of the other files) see deleted sessions too: only web conversations can
+// be deleted, and their keys are random and never reused, so no new turn
+// names a deleted one. An answer in flight when its conversation is
+// deleted lands in it and is purged with it.
 func SessionByKey(ctx context.Context, q Querier, key string) (Session, error) {
 	rows, err := q.Query(ctx, "SELECT "+sessionColumns+" FROM sessions WHERE key = $1", key)
 	if err != nil {
@@ -111,7 +117,7 @@ func ListSessions(ctx context.Context, q Querier, f SessionFilter) ([]SessionIte
 		f.Limit = 500
 	}
 	rows, err := q.Query(ctx, "SELECT "+sessionItemColumns+` FROM sessions
-WHERE ($1 = '' OR source = $1) AND ($3 = '' OR space = $3)
+WHERE deleted_at IS NULL AND ($1 = '' OR source = $1) AND ($3 = '' OR space = $3)
 ORDER BY updated_at DESC, id DESC LIMIT $2`, f.Source, f.Limit, f.Space)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -123,9 +129,10 @@ ORDER BY updated_at DESC, id DESC LIMIT $2`, f.Source, f.Limit, f.Space)
 	return ss, nil
 }
 
-// SessionItemByID returns one conversation, or ErrNotFound.
+// SessionItemByID returns one conversation, or ErrNotFound (also when it
+// was deleted).
 func SessionItemByID(ctx context.Context, q Querier, id int64) (SessionItem, error) {
-	rows, err := q.Query(ctx, "SELECT "+sessionItemColumns+" FROM sessions WHERE id = $1", id)
+	rows, err := q.Query(ctx, "SELECT "+sessionItemColumns+" FROM sessions WHERE id = $1 AND deleted_at IS NULL", id)
 	if err != nil {
 		return SessionItem{}, fmt.Errorf("get session %d: %w", id, err)
 	}
@@ -182,10 +189,14 @@ func SetSessionModel(ctx context.Context, q Querier, id int64, model string) err
 	return nil
 }
 
-// DeleteSession removes a conversation with its messages, summaries and
-// note links, or reports ErrNotFound.
+// DeleteSession deletes a conversation with its messages, summaries and
+// note links, or reports ErrNotFound when there is no such conversation (or
+// it was deleted already). The conversation is only marked: it is gone at
+// once from every list, page, search and context, and its rows are removed
+// afterwards a batch at a time, so deleting takes one row's write however
+// long it was.
 func DeleteSession(ctx context.Context, q Querier, id int64) error {
-	tag, err := q.Exec(ctx, "DELETE FROM sessions WHERE id = $1", id)
+	tag, err := q.Exec(ctx, "UPDATE sessions SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL", id)
 	if err != nil {
 		return fmt.Errorf("delete session %d: %w", id, err)
 	}

@@ -23,7 +23,7 @@ func ListSpaces(ctx context.Context, q Querier) ([]SpaceSummary, error) {
 	rows, err := q.Query(ctx, `
 WITH sp AS (SELECT key FROM spaces UNION SELECT space FROM note_pages UNION SELECT space FROM knowledge_entries)
 SELECT sp.key,
-       (SELECT count(*) FROM sessions s WHERE s.space = sp.key) AS sessions,
+       (SELECT count(*) FROM sessions s WHERE s.space = sp.key AND s.deleted_at IS NULL) AS sessions,
        (SELECT count(*) FROM note_pages p WHERE p.space = sp.key) AS notes,
        (SELECT count(*) FROM knowledge_entries k WHERE k.space = sp.key) AS knowledge
 FROM sp

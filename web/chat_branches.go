@@ -62,6 +62,10 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, sess db.SessionIte
 		req.Message = question
 	}
 	err = db.ForkBranch(r.Context(), s.opts.Pool, sess.ID, anchor, kind)
+	if errors.Is(err, db.ErrNotFound) { // deleted since it was loaded
+		writeError(w, http.StatusNotFound, "その会話はありません。")
+		return false
+	}
 	if errors.Is(err, db.ErrArchivedBranch) {
 		writeError(w, http.StatusConflict, "そこから先は要約済みのため、別の版を作れません。")
 		return false

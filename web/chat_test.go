@@ -94,8 +94,22 @@ func TestChatSessions(t *testing.T) {
 	if code := c.call("DELETE", "/chat/sessions/"+itoa(imported.ID), nil, nil); code != http.StatusNoContent {
 		t.Fatalf("delete web chat = %d", code)
 	}
-	if code := c.call("GET", "/chat/sessions/"+itoa(imported.ID)+"/messages", nil, nil); code != http.StatusNotFound {
-		t.Errorf("messages after delete = %d, want 404", code)
+	// Gone at once from everywhere, its rows left to the purge.
+	for _, path := range []string{"/messages", "/export", "/files", "/notes"} {
+		if code := c.call("GET", "/chat/sessions/"+itoa(imported.ID)+path, nil, nil); code != http.StatusNotFound {
+			t.Errorf("%s after delete = %d, want 404", path, code)
+		}
+	}
+	if code := c.call("DELETE", "/chat/sessions/"+itoa(imported.ID), nil, nil); code != http.StatusNotFound {
+		t.Errorf("delete again = %d, want 404", code)
+	}
+	c.call("GET", "/chat/sessions", nil, &list)
+	if len(list) != 2 || list[0].ID == imported.ID || list[1].ID == imported.ID {
+		t.Errorf("list after delete = %+v, want the two others", list)
+	}
+	var hits []searchHitJSON
+	if code := c.call("GET", "/api/search?q=二回目", nil, &hits); code != http.StatusOK || len(hits) != 1 || hits[0].SessionID != discord.ID {
+		t.Errorf("search after delete = %d %+v, want the Discord message only", code, hits)
 	}
 }
 
