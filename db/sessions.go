@@ -193,8 +193,8 @@ func SetSessionModel(ctx context.Context, q Querier, id int64, model string) err
 // note links, or reports ErrNotFound when there is no such conversation (or
 // it was deleted already). The conversation is only marked: it is gone at
 // once from every list, page, search and context, and its rows are removed
-// afterwards a batch at a time, so deleting takes one row's write however
-// long it was.
+// afterwards a batch at a time (PurgeSessionMessages, PurgeSession), so
+// deleting takes one row's write however long it was.
 func DeleteSession(ctx context.Context, q Querier, id int64) error {
 	tag, err := q.Exec(ctx, "UPDATE sessions SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL", id)
 	if err != nil {

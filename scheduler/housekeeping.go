@@ -9,7 +9,8 @@ import (
 
 // The housekeeping jobs: the knowledge base folder is embedded at start and
 // then every few minutes, never on the path of a message; model call logs
-// past their retention are deleted once a day, at a quiet hour.
+// past their retention are deleted once a day, at a quiet hour; deleted
+// conversations are purged every minute (SessionPurgeJob).
 const (
 	KnowledgeBaseSyncJob = "kb_sync"
 	knowledgeBaseCron    = "*/5 * * * *"
@@ -32,9 +33,13 @@ type HousekeepingOptions struct {
 }
 
 // AddHousekeeping registers the housekeeping jobs (KnowledgeBaseSyncJob,
-// api_log_prune, MessageRetentionJob when on); RunNow runs one at once.
+// api_log_prune, SessionPurgeJob, MessageRetentionJob when on); RunNow runs
+// one at once.
 func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
 	if err := s.addMessageRetention(o.MessageRetention); err != nil {
+		return err
+	}
+	if err := s.addSessionPurge(); err != nil {
 		return err
 	}
 	if err := s.AddPeriodic(KnowledgeBaseSyncJob, knowledgeBaseCron, func(ctx context.Context, _ time.Time) error {
