@@ -75,7 +75,8 @@ RETURNING `+sessionColumns,
 // of the other files) see deleted sessions too: only web conversations can
 // be deleted, and their keys are random and never reused, so no new turn
 // names a deleted one. An answer in flight when its conversation is
-// deleted lands in it and is purged with it.
+// deleted lands in it (the admin page stops it and waits for that before
+// deleting) and is purged with it.
 func SessionByKey(ctx context.Context, q Querier, key string) (Session, error) {
 	rows, err := q.Query(ctx, "SELECT "+sessionColumns+" FROM sessions WHERE key = $1", key)
 	if err != nil {

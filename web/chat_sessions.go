@@ -134,6 +134,7 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteSession deletes a web conversation with its messages and
 // summaries: DELETE /chat/sessions/{id}. Discord ones are refused (403).
+// It is gone at once; its rows are purged in the background.
 func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.loadSession(w, r)
 	if !ok {
@@ -143,6 +144,10 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Discord の会話はここでは削除できません（/forget を使ってください）。")
 		return
 	}
+	// An answer in flight is stopped and kept first, into the conversation
+	// being deleted: kept after the purge, it would make the conversation
+	// anew under its key.
+	s.stopTurns(r, sess.ID)
 	s.noContent(w, r, db.DeleteSession(r.Context(), s.opts.Pool, sess.ID))
 }
 

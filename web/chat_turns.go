@@ -198,11 +198,18 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ts := s.lanes.live.all(sess.ID)
+	// Answer once they are kept, so a reload right after shows them.
+	s.stopTurns(r, sess.ID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// stopTurns stops the turns in flight in session and waits (at most 10 s
+// each) until what they wrote is kept.
+func (s *Server) stopTurns(r *http.Request, session int64) {
+	ts := s.lanes.live.all(session)
 	for _, t := range ts {
 		t.stop(chat.ErrStopped)
 	}
-	// Answer once they are kept, so a reload right after shows them.
 	for _, t := range ts {
 		select {
 		case <-t.ended:
@@ -210,7 +217,6 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		}
 	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 // startSSE answers 200 as an event stream.

@@ -140,3 +140,29 @@ func TestStopKeepsTheAnswer(t *testing.T) {
 		t.Errorf("the next request does not carry the stopped mark: %+v", last.Messages)
 	}
 }
+
+// TestDeleteStopsTheAnswer: deleting a conversation mid-answer stops the
+// answer and keeps it into the conversation before the delete returns, so
+// the purge takes it too and nothing written later brings the
+// conversation back.
+func TestDeleteStopsTheAnswer(t *testing.T) {
+	a := newAPI(t)
+	release := make(chan struct{})
+	defer close(release)
+	id, drop := startLong(t, a, release)
+	defer drop()
+	resp := a.c.do("DELETE", "/chat/sessions/"+itoa(id), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete = %d", resp.StatusCode)
+	}
+	ms, err := db.SessionMessages(context.Background(), a.pool, id, 10)
+	if err != nil || len(ms) != 2 || ms[1].Content != "書きかけ\n\n"+chat.StoppedMark {
+		t.Fatalf("rows of the deleted conversation when the delete returned = %+v, %v; want the stopped answer kept", ms, err)
+	}
+	var ss []sessionJSON
+	a.c.call("GET", "/chat/sessions", nil, &ss)
+	if len(ss) != 0 {
+		t.Errorf("sessions after delete = %+v, want none (and none live)", ss)
+	}
+}
