@@ -110,8 +110,11 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 
 	// The admin page and the commands: the lists, a conversation's pages
 	// (the newest and one deep in it), the logs, /memory, and deleting
-	// summaries and conversations. (What a delete cascades to is checked
-	// by db's TestForeignKeysOfBigTablesAreIndexed: EXPLAIN does not show it.)
+	// summaries and conversations, with the purge that follows a deleted
+	// conversation (scheduler's session_purge: the deleted sessions, a batch
+	// of a thousand messages, the session row). (What a delete cascades to
+	// is checked by db's TestForeignKeysOfBigTablesAreIndexed: EXPLAIN does
+	// not show it.)
 	rec.start()
 	other, _, _ := h.Session(1)
 	sess, err := db.SessionByKey(ctx, pool, other)
@@ -145,6 +148,11 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 	must(m.ForgetSummaries(ctx, memory.SessionKey(other)))
 	must(m.Forget(ctx, memory.SessionKey(other)))
 	must(nil, db.DeleteSession(ctx, pool, sess.ID))
+	must(db.DeletedSessionIDs(ctx, pool, 100))
+	if n, err := db.PurgeSessionMessages(ctx, pool, sess.ID, 1000); err != nil || n != int64(min(perSession, 1000)) {
+		t.Fatalf("purge batch: %d messages deleted, %v", n, err)
+	}
+	must(nil, db.PurgeSession(ctx, pool, sess.ID))
 	stmts = rec.stop()
 	t.Run("admin", func(t *testing.T) { checkPlans(t, pool, stmts) })
 }
