@@ -134,8 +134,8 @@ type MemoryItem struct {
 }
 
 // ListMemories returns up to limit live summaries with their tags, newest
-// first: of one session, or of all when sessionID is 0 (deleted sessions'
-// none).
+// first: of one session, or of all when sessionID is 0; a deleted
+// session's are left out.
 func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([]MemoryItem, error) {
 	// Two statements, not one with "$1 = 0 OR": each has an index that
 	// gives its order (memories_session_live_idx, memories_live_recent_idx),
