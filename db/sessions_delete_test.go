@@ -172,6 +172,26 @@ func TestDeletedSessionIsGoneAtOnce(t *testing.T) {
 		}
 	})
 
+	t.Run("topics and word pool", func(t *testing.T) {
+		for session, tag := range map[int64]string{gone.ID: "消えた話", kept.ID: "残る話"} {
+			var question int64
+			if err := pool.QueryRow(ctx, "SELECT id FROM messages WHERE session_id = $1 AND role = 'user'", session).Scan(&question); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SetMessageTags(ctx, pool, question, []string{tag}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tags, err := db.RecentTags(ctx, pool, "web", 50, 10)
+		if err != nil || len(tags) != 1 || tags[0].Tag != "残る話" {
+			t.Errorf("RecentTags = %+v, %v; want the kept conversation's tag alone", tags, err)
+		}
+		texts, err := db.RecentUserTexts(ctx, pool, "web", 10)
+		if err != nil || len(texts) != 1 || texts[0] != "ラーメンの店 kept" {
+			t.Errorf("RecentUserTexts = %q, %v; want the kept conversation's question alone", texts, err)
+		}
+	})
+
 	t.Run("rows wait for the purge", func(t *testing.T) {
 		var sessions, messages, memories, files, links int
 		err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM sessions WHERE id = $1),

@@ -67,7 +67,7 @@ type RecentTag struct {
 func RecentTags(ctx context.Context, q Querier, space string, messages, summaries int) ([]RecentTag, error) {
 	rows, err := q.Query(ctx, `
 WITH s AS MATERIALIZED (
-    SELECT id FROM sessions WHERE space = $1 ORDER BY updated_at DESC, id DESC LIMIT $2
+    SELECT id FROM sessions WHERE space = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT $2
 ),
 msg AS MATERIALIZED (
     SELECT m.id, m.created_at FROM s CROSS JOIN LATERAL (
@@ -79,7 +79,7 @@ msg AS MATERIALIZED (
 ),
 mem AS (
     SELECT id, period_end FROM memories
-    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM sessions WHERE space = $1)
+    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM sessions WHERE space = $1 AND deleted_at IS NULL)
     ORDER BY period_end DESC, id DESC LIMIT $3
 )
 SELECT t.tag, msg.created_at AS at FROM message_tags t JOIN msg ON msg.id = t.message_id

@@ -77,7 +77,7 @@ func RecentUserTexts(ctx context.Context, q Querier, space string, limit int) ([
 	rows, err := q.Query(ctx, `
 WITH s AS MATERIALIZED (
     SELECT id, row_number() OVER (ORDER BY updated_at DESC, id DESC) AS rank
-    FROM sessions WHERE space = $2 ORDER BY updated_at DESC, id DESC LIMIT $1
+    FROM sessions WHERE space = $2 AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT $1
 ),
 latest AS MATERIALIZED (
     SELECT m.id, m.created_at FROM s CROSS JOIN LATERAL (
