@@ -55,7 +55,7 @@ RETURNING `+memoryColumns,
 // oldest first.
 func LiveMemories(ctx context.Context, q Querier, sessionID int64) ([]Memory, error) {
 	rows, err := q.Query(ctx, "SELECT "+memoryColumns+` FROM memories
-WHERE session_id = $1 AND folded_into IS NULL ORDER BY period_end, id`, sessionID)
+WHERE session_id = $1 AND folded_into IS NULL AND forgotten_at IS NULL ORDER BY period_end, id`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("live memories of session %d: %w", sessionID, err)
 	}
@@ -84,7 +84,7 @@ func LiveMemoriesByKey(ctx context.Context, q Querier, key string, limit int) ([
 const liveMemoriesByKey = `
 SELECT * FROM (
     SELECT ` + memoryColumns + ` FROM memories
-    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL
+    WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL AND forgotten_at IS NULL
     ORDER BY period_end DESC, id DESC
     LIMIT $2
 ) live ORDER BY period_end, id`
@@ -99,7 +99,7 @@ func QueueLiveMemoriesByKey(b *Batch, key string, limit int, dst *[]Memory) {
 func FoldMemories(ctx context.Context, q Querier, ids []int64, into int64) (int64, error) {
 	tag, err := q.Exec(ctx, `
 UPDATE memories SET folded_into = $2
-WHERE id = ANY($1) AND folded_into IS NULL AND id <> $2
+WHERE id = ANY($1) AND folded_into IS NULL AND forgotten_at IS NULL AND id <> $2
   AND session_id = (SELECT session_id FROM memories WHERE id = $2)`, ids, into)
 	if err != nil {
 		return 0, fmt.Errorf("fold memories into %d: %w", into, err)
@@ -107,14 +107,49 @@ WHERE id = ANY($1) AND folded_into IS NULL AND id <> $2
 	return tag.RowsAffected(), nil
 }
 
-// DeleteMemoriesByKey deletes every summary of the session with key and
-// returns how many. Their messages stay archived and untouched, memory_id
-// naming a summary that is gone (see Message.MemoryID): rewriting them all
-// made forgetting take as long as the history.
-func DeleteMemoriesByKey(ctx context.Context, q Querier, key string) (int64, error) {
-	tag, err := q.Exec(ctx, "DELETE FROM memories WHERE session_id = (SELECT id FROM sessions WHERE key = $1)", key)
+// ForgetMemoriesByKey forgets the live summaries of the session with key
+// at at (their messages stay archived) and returns how many: they and the
+// older summaries folded into them are read no more, and the purge job
+// deletes them (ForgottenMemoryIDs, PurgeForgottenMemory). A handful of
+// rows (memories_session_live_idx), however long the conversation.
+func ForgetMemoriesByKey(ctx context.Context, q Querier, key string, at time.Time) (int64, error) {
+	tag, err := q.Exec(ctx, `
+UPDATE memories SET forgotten_at = $2
+WHERE session_id = (SELECT id FROM sessions WHERE key = $1) AND folded_into IS NULL AND forgotten_at IS NULL`, key, utcOrNow(at))
 	if err != nil {
-		return 0, fmt.Errorf("delete summaries of %q: %w", key, err)
+		return 0, fmt.Errorf("forget summaries of %q: %w", key, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// ForgottenMemoryIDs returns up to limit forgotten summaries, first
+// forgotten first (memories_forgotten_idx).
+func ForgottenMemoryIDs(ctx context.Context, q Querier, limit int) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM memories WHERE forgotten_at IS NOT NULL ORDER BY forgotten_at, id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("forgotten summaries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("forgotten summaries: %w", err)
+	}
+	return ids, nil
+}
+
+// PurgeForgottenMemory deletes a forgotten summary with the summaries
+// folded into it, at any depth (memories_folded_into_idx), and their tags,
+// in one statement, so none of them is unfolded (made live) on the way;
+// it returns how many it deleted. A summary not forgotten stays.
+func PurgeForgottenMemory(ctx context.Context, q Querier, id int64) (int64, error) {
+	tag, err := q.Exec(ctx, `
+WITH RECURSIVE tree AS (
+    SELECT id FROM memories WHERE id = $1 AND forgotten_at IS NOT NULL
+    UNION ALL
+    SELECT m.id FROM memories m JOIN tree ON m.folded_into = tree.id
+)
+DELETE FROM memories WHERE id IN (SELECT id FROM tree)`, id)
+	if err != nil {
+		return 0, fmt.Errorf("purge forgotten summary %d: %w", id, err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -148,7 +183,7 @@ func ListMemories(ctx context.Context, q Querier, sessionID int64, limit int) ([
 SELECT m.id, m.session_id, s.key AS session_key, s.space, m.content, m.message_count, m.period_start, m.period_end, m.created_at,
        COALESCE((SELECT array_agg(t.tag ORDER BY t.tag) FROM memory_tags t WHERE t.memory_id = m.id), '{}') AS tags
 FROM memories m JOIN sessions s ON s.id = m.session_id AND s.deleted_at IS NULL
-WHERE m.folded_into IS NULL AND `+where+`
+WHERE m.folded_into IS NULL AND m.forgotten_at IS NULL AND `+where+`
 ORDER BY m.period_end DESC, m.id DESC LIMIT $2`, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list memories of session %d: %w", sessionID, err)
@@ -171,7 +206,7 @@ func DeleteMemory(ctx context.Context, b TxBeginner, id int64) (int64, error) {
 			return err
 		}
 		restored = tag.RowsAffected()
-		tag, err = tx.Exec(ctx, "DELETE FROM memories WHERE id = $1", id)
+		tag, err = tx.Exec(ctx, "DELETE FROM memories WHERE id = $1 AND forgotten_at IS NULL", id)
 		if err != nil {
 			return err
 		}

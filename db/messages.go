@@ -29,7 +29,7 @@ type Message struct {
 	CreatedAt         time.Time  `db:"created_at"`
 	ArchivedAt        *time.Time `db:"archived_at"` // set once summarised; archived rows leave the context
 	// MemoryID is the summary that archived it. No foreign key: a summary
-	// deleted with its session's (DeleteMemoriesByKey) leaves the number,
+	// forgotten (ForgetMemoriesByKey) and then purged leaves the number,
 	// which names nothing, since summary ids are never reused; DeleteMemory,
 	// which brings a summary's messages back, clears it.
 	MemoryID *int64 `db:"memory_id"`

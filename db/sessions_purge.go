@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// This file holds the session_purge job's queries: a deleted conversation
+// This file holds the purge job's queries: a deleted conversation
 // (DeleteSession) loses its messages a small batch at a time, then its
 // session row, each statement its own transaction, so no statement holds
 // its locks for long and a purge cut short resumes where it stopped.

@@ -79,7 +79,7 @@ msg AS MATERIALIZED (
 ),
 mem AS (
     SELECT id, period_end FROM memories
-    WHERE folded_into IS NULL AND session_id IN (SELECT id FROM sessions WHERE space = $1 AND deleted_at IS NULL)
+    WHERE folded_into IS NULL AND forgotten_at IS NULL AND session_id IN (SELECT id FROM sessions WHERE space = $1 AND deleted_at IS NULL)
     ORDER BY period_end DESC, id DESC LIMIT $3
 )
 SELECT t.tag, msg.created_at AS at FROM message_tags t JOIN msg ON msg.id = t.message_id

@@ -33,11 +33,13 @@ func (m *Memory) Summaries(ctx context.Context, key SessionKey) ([]db.Memory, er
 	return ms, nil
 }
 
-// ForgetSummaries removes the summaries of session key (/forget with
-// summaries): they leave the context and /memory; the messages they covered
-// stay archived in the history. It returns how many were removed.
+// ForgetSummaries forgets the summaries of session key (/forget with
+// summaries): they leave the context and /memory at once and are deleted
+// in the background; the messages they covered stay archived in the
+// history. It returns how many live summaries (those /memory showed) were
+// forgotten.
 func (m *Memory) ForgetSummaries(ctx context.Context, key SessionKey) (int64, error) {
-	n, err := db.DeleteMemoriesByKey(ctx, m.pool, string(key))
+	n, err := db.ForgetMemoriesByKey(ctx, m.pool, string(key), m.opts.Now())
 	if err != nil {
 		return 0, fmt.Errorf("forget summaries of session %q: %w", key, err)
 	}

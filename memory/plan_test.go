@@ -110,9 +110,10 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 
 	// The admin page and the commands: the lists, a conversation's pages
 	// (the newest and one deep in it), the logs, /memory, and deleting
-	// summaries and conversations, with the purge that follows a deleted
-	// conversation (scheduler's session_purge: the deleted sessions, a batch
-	// of a thousand messages, the session row). (What a delete cascades to
+	// summaries and conversations, with the purge that follows (scheduler's
+	// purge: the forgotten summaries, each with those folded into it; the
+	// deleted sessions, a batch of a thousand messages, the session row).
+	// (What a delete cascades to
 	// is checked by db's TestForeignKeysOfBigTablesAreIndexed: EXPLAIN does
 	// not show it.)
 	rec.start()
@@ -147,6 +148,13 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 	must(m.DeleteSummary(ctx, live[0].ID))
 	must(m.ForgetSummaries(ctx, memory.SessionKey(other)))
 	must(m.Forget(ctx, memory.SessionKey(other)))
+	forgotten, err := db.ForgottenMemoryIDs(ctx, pool, 100)
+	if err != nil || len(forgotten) == 0 {
+		t.Fatalf("forgotten summaries: %v, %v", forgotten, err)
+	}
+	if n, err := db.PurgeForgottenMemory(ctx, pool, forgotten[0]); err != nil || n == 0 {
+		t.Fatalf("purge of a forgotten summary: %d deleted, %v", n, err)
+	}
 	must(nil, db.DeleteSession(ctx, pool, sess.ID))
 	must(db.DeletedSessionIDs(ctx, pool, 100))
 	if n, err := db.PurgeSessionMessages(ctx, pool, sess.ID, 1000); err != nil || n != int64(min(perSession, 1000)) {

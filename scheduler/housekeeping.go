@@ -10,7 +10,7 @@ import (
 // The housekeeping jobs: the knowledge base folder is embedded at start and
 // then every few minutes, never on the path of a message; model call logs
 // past their retention are deleted once a day, at a quiet hour; deleted
-// conversations are purged every minute (SessionPurgeJob).
+// conversations are purged every minute (PurgeJob).
 const (
 	KnowledgeBaseSyncJob = "kb_sync"
 	knowledgeBaseCron    = "*/5 * * * *"
@@ -33,13 +33,13 @@ type HousekeepingOptions struct {
 }
 
 // AddHousekeeping registers the housekeeping jobs (KnowledgeBaseSyncJob,
-// api_log_prune, SessionPurgeJob, MessageRetentionJob when on); RunNow runs
+// api_log_prune, PurgeJob, MessageRetentionJob when on); RunNow runs
 // one at once.
 func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
 	if err := s.addMessageRetention(o.MessageRetention); err != nil {
 		return err
 	}
-	if err := s.addSessionPurge(); err != nil {
+	if err := s.addPurge(); err != nil {
 		return err
 	}
 	if err := s.AddPeriodic(KnowledgeBaseSyncJob, knowledgeBaseCron, func(ctx context.Context, _ time.Time) error {

@@ -8,70 +8,104 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 )
 
-// SessionPurgeJob removes the rows of deleted conversations every minute.
-// Deleting one (db.DeleteSession) only marks it, so the delete is as quick
-// at ten thousand messages as at ten; this job then deletes its messages
-// a batch at a time and last its session row. A run cut short (a restart,
-// a timeout) leaves the conversation marked, and the next run goes on.
+// PurgeJob removes, every minute, the rows of what people deleted.
+// Deleting a conversation (db.DeleteSession) or forgetting its summaries
+// (db.ForgetMemoriesByKey) only marks them, so either is as quick at ten
+// thousand messages as at ten; this job then deletes a deleted
+// conversation's messages a batch at a time and last its session row, and
+// each forgotten summary with the summaries folded into it. A run cut
+// short (a restart, a timeout) leaves them marked, and the next run goes
+// on.
 const (
-	SessionPurgeJob  = "session_purge"
-	sessionPurgeCron = "* * * * *"
+	PurgeJob  = "purge"
+	purgeCron = "* * * * *"
 )
 
 // Batches of the purge, as the retention job's: each DELETE removes at
 // most purgeBatch messages of one conversation (with their tags, search
-// terms, images and activity): 36 ms warm, 78–89 ms on a cold cache at a
-// million messages, locking only rows of the deleted conversation. The
-// pause between batches leaves the database to the turns.
+// terms, images and activity), locking only rows of the deleted
+// conversation: 36 ms warm and 78–89 ms cold at a million messages,
+// 0.4 s at ten million (mostly the per-row cascade to message_tags). After
+// each batch the purge pauses as long as the batch took (at least
+// purgePause), so it never has the database more than half the time.
 const (
-	purgeBatch    = 1000
-	purgeSessions = 100
-	purgePause    = 10 * time.Millisecond
+	purgeBatch = 1000
+	purgeRows  = 100 // deleted sessions or forgotten summaries looked up at once
+	purgePause = 10 * time.Millisecond
 )
 
-// addSessionPurge registers SessionPurgeJob.
-func (s *Scheduler) addSessionPurge() error {
-	return s.AddPeriodic(SessionPurgeJob, sessionPurgeCron, func(ctx context.Context, _ time.Time) error {
-		sessions, messages, err := s.purgeSessions(ctx, purgeBatch, purgePause)
-		if sessions > 0 || messages > 0 {
-			s.log.Info("deleted conversations purged", "sessions", sessions, "messages", messages)
+// purged is what a purge removed.
+type purged struct{ sessions, messages, summaries int64 }
+
+// addPurge registers PurgeJob.
+func (s *Scheduler) addPurge() error {
+	return s.AddPeriodic(PurgeJob, purgeCron, func(ctx context.Context, _ time.Time) error {
+		p, err := s.purge(ctx, purgeBatch, purgePause)
+		if p != (purged{}) {
+			s.log.Info("deleted conversations and forgotten summaries purged",
+				"sessions", p.sessions, "messages", p.messages, "summaries", p.summaries)
 		}
 		return err
 	})
 }
 
-// purgeSessions removes every deleted session, its messages batch
-// messages at a time (pause between statements), and returns how many
-// sessions and messages it removed.
-func (s *Scheduler) purgeSessions(ctx context.Context, batch int, pause time.Duration) (sessions, messages int64, err error) {
+// purge removes every forgotten summary, then every deleted session with
+// its messages, batch messages at a time (pausing between statements as
+// long as the last one took, at least minPause).
+func (s *Scheduler) purge(ctx context.Context, batch int, minPause time.Duration) (purged, error) {
+	var p purged
+	if err := s.purgeSummaries(ctx, &p); err != nil {
+		return p, fmt.Errorf("purge: %w", err)
+	}
+	if err := s.purgeSessions(ctx, &p, batch, minPause); err != nil {
+		return p, fmt.Errorf("purge: %w", err)
+	}
+	return p, nil
+}
+
+func (s *Scheduler) purgeSummaries(ctx context.Context, p *purged) error {
 	for {
-		ids, err := db.DeletedSessionIDs(ctx, s.pool, purgeSessions)
-		if err != nil {
-			return sessions, messages, fmt.Errorf("session purge: %w", err)
+		ids, err := db.ForgottenMemoryIDs(ctx, s.pool, purgeRows)
+		if err != nil || len(ids) == 0 {
+			return err
 		}
-		if len(ids) == 0 {
-			return sessions, messages, nil
+		for _, id := range ids {
+			n, err := db.PurgeForgottenMemory(ctx, s.pool, id)
+			p.summaries += n
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Scheduler) purgeSessions(ctx context.Context, p *purged, batch int, minPause time.Duration) error {
+	for {
+		ids, err := db.DeletedSessionIDs(ctx, s.pool, purgeRows)
+		if err != nil || len(ids) == 0 {
+			return err
 		}
 		for _, id := range ids {
 			for {
+				start := time.Now()
 				n, err := db.PurgeSessionMessages(ctx, s.pool, id, batch)
-				messages += n
+				p.messages += n
 				if err != nil {
-					return sessions, messages, fmt.Errorf("session purge: %w", err)
+					return err
 				}
 				if n < int64(batch) {
 					break
 				}
 				select {
 				case <-ctx.Done():
-					return sessions, messages, fmt.Errorf("session purge: %w", ctx.Err())
-				case <-time.After(pause):
+					return ctx.Err()
+				case <-time.After(max(minPause, time.Since(start))):
 				}
 			}
 			if err := db.PurgeSession(ctx, s.pool, id); err != nil {
-				return sessions, messages, fmt.Errorf("session purge: %w", err)
+				return err
 			}
-			sessions++
+			p.sessions++
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 )
 
-// TestSessionPurge: a deleted conversation's messages are removed a batch
-// at a time; a purge cut short leaves the conversation deleted (still
-// hidden) with the rest of its messages, and the next run finishes it:
-// messages, tags, summaries, documents and the session row. Other
-// conversations keep everything.
-func TestSessionPurge(t *testing.T) {
+// TestPurge: a deleted conversation's messages are removed a batch at a
+// time; a purge cut short leaves the conversation deleted (still hidden)
+// with the rest of its messages, and the next run finishes it: messages,
+// tags, summaries, documents and the session row. Other conversations keep
+// everything but the summaries they forgot.
+func TestPurge(t *testing.T) {
 	ctx := context.Background()
 	pool := newPool(t)
 	gone := seedConversation(t, pool, "web:gone", 25)
@@ -37,7 +37,7 @@ func TestSessionPurge(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := s.purgeSessions(runCtx, 10, time.Hour)
+		_, err := s.purge(runCtx, 10, time.Hour)
 		done <- err
 	}()
 	pollDB(t, 10*time.Second, "the first batch", func() bool { return rowsOf(t, pool, gone).messages < 25 })
@@ -52,9 +52,9 @@ func TestSessionPurge(t *testing.T) {
 		t.Errorf("the deleted conversation shows again after a cut purge: %v", err)
 	}
 
-	sessions, messages, err := s.purgeSessions(ctx, 10, 0)
-	if err != nil || sessions != 1 || messages != 15 {
-		t.Fatalf("resumed purge = %d sessions, %d messages, %v; want 1, 15", sessions, messages, err)
+	p, err := s.purge(ctx, 10, 0)
+	if err != nil || p != (purged{sessions: 1, messages: 15}) {
+		t.Fatalf("resumed purge = %+v, %v; want 1 session, 15 messages", p, err)
 	}
 	if c := rowsOf(t, pool, gone); c != (sessionRows{}) {
 		t.Errorf("after the purge the deleted conversation has %+v; want nothing", c)
@@ -63,15 +63,20 @@ func TestSessionPurge(t *testing.T) {
 		t.Errorf("the kept conversation went from %+v to %+v", before, c)
 	}
 
-	// The job as registered, every minute.
+	// The job as registered, every minute: a deleted conversation and the
+	// forgotten summaries of a kept one.
 	if err := db.DeleteSession(ctx, pool, later); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RunNow(ctx, SessionPurgeJob); err != nil {
+	if n, err := db.ForgetMemoriesByKey(ctx, pool, "web:kept", time.Now()); err != nil || n != 1 {
+		t.Fatalf("ForgetMemoriesByKey = %d, %v", n, err)
+	}
+	before.memories = 0
+	if err := s.RunNow(ctx, PurgeJob); err != nil {
 		t.Fatal(err)
 	}
 	if c := rowsOf(t, pool, later); c != (sessionRows{}) {
-		t.Errorf("after %s the deleted conversation has %+v; want nothing", SessionPurgeJob, c)
+		t.Errorf("after %s the deleted conversation has %+v; want nothing", PurgeJob, c)
 	}
 	if c := rowsOf(t, pool, kept); c != before {
 		t.Errorf("the kept conversation went from %+v to %+v", before, c)

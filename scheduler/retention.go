@@ -19,7 +19,7 @@ const (
 // Batches of the retention job: each DELETE removes at most
 // retentionBatch archived messages of one session (with their tags and
 // search terms), locking only those rows, for well under a second (as
-// session_purge's batches: 36–89 ms at a million messages); the pause
+// the purge job's batches: 36–89 ms at a million messages); the pause
 // between batches leaves the database to the turns.
 const (
 	retentionBatch    = 1000
