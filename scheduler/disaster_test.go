@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,6 +19,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 )
 
 // fakeDisasterJMA serves the disaster package's fixtures under JMA's paths,
@@ -94,24 +94,6 @@ func (c *quakeClock) set(s string) {
 
 func (c *quakeClock) now() time.Time { return *c.t.Load() }
 
-// syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 const disasterChannel = "777"
 
 type disasterEnv struct {
@@ -119,7 +101,7 @@ type disasterEnv struct {
 	jma     *fakeDisasterJMA
 	discord *fakeDiscord
 	clock   *quakeClock
-	logs    *syncBuffer
+	logs    *testlog.Buffer
 	opts    DisasterOptions
 }
 
@@ -128,7 +110,7 @@ type disasterEnv struct {
 func newDisasterEnv(t *testing.T) *disasterEnv {
 	t.Helper()
 	e := &disasterEnv{pool: newPool(t), jma: newFakeDisasterJMA(t), discord: newFakeDiscord(t),
-		clock: newQuakeClock("2026-01-10 09:06"), logs: &syncBuffer{}}
+		clock: newQuakeClock("2026-01-10 09:06"), logs: &testlog.Buffer{}}
 	e.discord.AddChannel(disasterChannel)
 	e.opts = DisasterOptions{
 		DB:     e.pool,

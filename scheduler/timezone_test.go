@@ -1,38 +1,19 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/internal/testlog"
 )
 
 var _ commands.TimeZones = (*Reminders)(nil)
-
-// logBuffer collects a logger's lines for a test to read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A user's time zone against a real database: the default until set,
 // validated names, clearing, and falling back (with a warning) when the
@@ -40,7 +21,7 @@ func (b *logBuffer) String() string {
 func TestTimeZones(t *testing.T) {
 	ctx := context.Background()
 	pool := newPool(t)
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	s := newScheduler(t, pool, nil, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	r := s.Reminders()
 
