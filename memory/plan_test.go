@@ -110,6 +110,11 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 	if _, _, err := m.Knowledge(ctx, space, 1); err != nil {
 		t.Fatal(err)
 	}
+	// The fixture's spaces have saved word pools, which seeded the pool
+	// above; a space without one seeds from its latest messages.
+	if texts, err := db.RecentUserTexts(ctx, pool, spaceText, wordpool.DefaultSize); err != nil || len(texts) == 0 {
+		t.Fatalf("word-pool seed from messages: %d texts, %v", len(texts), err)
+	}
 	stmts := rec.stop()
 	t.Run("turn", func(t *testing.T) { checkPlans(t, pool, stmts) })
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -315,6 +316,23 @@ func TestMentionIsAnsweredStreamedAndKept(t *testing.T) {
 	h.waitCount(t, `SELECT count(*) FROM messages u JOIN messages r ON r.reply_to_id = u.id
 WHERE u.platform_message_id = '`+q.ID+`' AND r.platform_message_id = '`+got.ID+`'`, 1)
 	h.waitCount(t, `SELECT count(*) FROM api_logs WHERE model = 'qwen3:4b' AND error = '' AND (request->>'stream') IS DISTINCT FROM 'false'`, 2)
+}
+
+// TestWordPoolsAreSavedAtShutdown: what a space's people said is in its
+// saved word pool once yorozu stops, for the next start to seed from.
+func TestWordPoolsAreSavedAtShutdown(t *testing.T) {
+	h := start(t, nil)
+	h.script(ollamatest.Text("いいですね。"))
+	h.mention(aliceID, "富士山に登りたい")
+	h.waitReply(t, 1, equals("いいですね。"))
+	h.waitCount(t, `SELECT count(DISTINCT message_id) FROM message_tags`, 2) // the turn's background work is done
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	words, ok, err := db.SavedWordPool(context.Background(), h.pool, "guild:"+guildID)
+	if err != nil || !ok || !slices.Contains(words, "富士山") {
+		t.Errorf("saved word pool = %q, %v, %v; want the user's 富士山", words, ok, err)
+	}
 }
 
 func TestOllamaDownThenBack(t *testing.T) {

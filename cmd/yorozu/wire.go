@@ -77,6 +77,10 @@ const tokenSecretKey = "continuation_token_secret"
 // buttonKeySetting is where the key that signs reminder buttons is kept.
 const buttonKeySetting = "reminder_button_key"
 
+// wordPoolSaveEvery is how often the word pools that changed are saved, so
+// a restart seeds them from one row each (and once more at shutdown).
+const wordPoolSaveEvery = time.Minute
+
 // clock is the scheduler's: reminders are read, planned and delivered
 // against it. Tests move it (River keeps the wall clock; they move its jobs).
 var clock = time.Now
@@ -385,6 +389,7 @@ func (a *app) buildWeb(ctx context.Context) {
 func (a *app) start(ctx context.Context) error {
 	a.goSafe("start-up checks", func() { a.health.Run(ctx) })
 	a.goSafe("database watch", func() { a.dbWatch.Run(ctx) })
+	a.goSafe("save word pools", func() { a.words.SaveEvery(ctx, wordPoolSaveEvery) })
 	onHangup(ctx, a.health.Recheck)
 	if err := a.startWeb(ctx); err != nil {
 		return err
@@ -463,6 +468,9 @@ func (a *app) stop() {
 		a.logger.Warn("job queue shutdown", "err", err)
 	}
 	a.memory.Close()
+	if err := a.words.Save(ctx); err != nil {
+		a.logger.Warn("save word pools", "err", err)
+	}
 	if err := a.web.Stop(ctx); err != nil {
 		a.logger.Warn("http shutdown", "err", err)
 	}

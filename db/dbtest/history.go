@@ -24,7 +24,8 @@ import (
 // reply), every message carries three tags, all but the newest Live
 // messages are archived under a summary of SummaryEvery messages, and all
 // but a conversation's newest LiveSummaries summaries are folded. Each
-// space also holds knowledge entries (one per KnowledgeEvery messages).
+// space also holds knowledge entries (one per KnowledgeEvery messages) and
+// a saved word pool of 200 of the words the tags are made of.
 //
 // Conversation i (from 0) is the Discord channel ChannelBase+i of the server
 // GuildBase+i%Spaces; every DMEvery-th conversation is instead a DM, in the
@@ -102,7 +103,7 @@ func historyUser(i int) string { return strconv.FormatInt(400000000000000001+int
 
 func (h History) name() string {
 	h = h.withDefaults()
-	sum := sha256.Sum256([]byte(fmt.Sprintf("history v1 %+v", h)))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("history v2 %+v", h)))
 	return hex.EncodeToString(sum[:])[:12]
 }
 
@@ -335,6 +336,14 @@ func (g *historyGen) load(ctx context.Context, conn *pgx.Conn) error {
 	}
 	if _, err := conn.Exec(ctx, `INSERT INTO spaces (key) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, g.spaces()); err != nil {
 		return fmt.Errorf("history: spaces: %w", err)
+	}
+	pool := make([]string, 200)
+	for i := range pool {
+		pool[i] = historyWord(i)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO word_pools (space, words) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+		g.spaces(), pool); err != nil {
+		return fmt.Errorf("history: word pools: %w", err)
 	}
 	for _, s := range steps {
 		n, err := conn.CopyFrom(ctx, pgx.Identifier{s.table}, s.cols, s.src)

@@ -2,7 +2,9 @@ package wordpool
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -19,9 +21,10 @@ const seedTimeout = 10 * time.Second
 
 // Spaces keeps one Pool per space, so the words of one community never
 // become another's topics. A space's pool is made on first use and seeded
-// then from that space's stored user messages. The pools of the spaces used
-// least lately are dropped beyond a maximum (seeded again when used again).
-// It is safe for concurrent use.
+// then from the pool saved for it (Save), else from that space's stored
+// user messages. The pools of the spaces used least lately are dropped
+// beyond a maximum (seeded again when used again; what they learnt since
+// the last Save is lost). It is safe for concurrent use.
 type Spaces struct {
 	q    db.Querier
 	size int
@@ -38,6 +41,9 @@ type spacePool struct {
 	once   sync.Once   // seeds the pool
 	seeded atomic.Bool // the seeding is over (and its texts tokenised)
 	asked  atomic.Bool // Ready started the seeding in the background
+
+	savedMu sync.Mutex
+	saved   []string // the words as last saved or read from the saved pool
 }
 
 // NewSpaces returns the per-space pools over q, each keeping size nouns
@@ -102,6 +108,17 @@ func (s *Spaces) seed(ctx context.Context, sp *spacePool, space string) {
 		defer sp.seeded.Store(true)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seedTimeout)
 		defer cancel()
+		words, ok, err := db.SavedWordPool(ctx, s.q, space)
+		if err != nil {
+			s.log.Warn("read saved word pool", "space", space, "err", err)
+		}
+		if ok {
+			sp.pool.SeedWords(words)
+			sp.savedMu.Lock()
+			sp.saved = words
+			sp.savedMu.Unlock()
+			return
+		}
 		if err := sp.pool.SeedFromDB(ctx, s.q, space, 0); err != nil {
 			s.log.Warn("seed word pool", "space", space, "err", err)
 		}
@@ -122,6 +139,60 @@ func (s *Spaces) evictLocked() {
 	sort.Slice(all, func(i, j int) bool { return all[i].used.Before(all[j].used) })
 	for _, e := range all[:max(1, len(all)/10)] {
 		delete(s.pools, e.space)
+	}
+}
+
+// Save stores each seeded pool whose words changed since it was seeded or
+// last saved (db.SaveWordPool), so the next process seeds it from that one
+// row instead of the space's messages. It returns the failures, joined;
+// a pool that failed is tried again next time.
+func (s *Spaces) Save(ctx context.Context) error {
+	type entry struct {
+		space string
+		sp    *spacePool
+	}
+	s.mu.Lock()
+	all := make([]entry, 0, len(s.pools))
+	for k, sp := range s.pools {
+		if sp.seeded.Load() {
+			all = append(all, entry{k, sp})
+		}
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, e := range all {
+		words := e.sp.pool.Words()
+		e.sp.savedMu.Lock()
+		same := slices.Equal(words, e.sp.saved)
+		e.sp.savedMu.Unlock()
+		if same {
+			continue
+		}
+		if err := db.SaveWordPool(ctx, s.q, e.space, words); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.sp.savedMu.Lock()
+		e.sp.saved = words
+		e.sp.savedMu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// SaveEvery calls Save every interval until ctx ends, logging failures.
+// The caller saves once more when it stops.
+func (s *Spaces) SaveEvery(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := s.Save(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("save word pools", "err", err)
+			}
+		}
 	}
 }
 

@@ -145,6 +145,18 @@ func (p *Pool) Seed(texts []string) {
 	}
 }
 
+// SeedWords adds nouns (oldest first, as Words returns them) as older than
+// anything added so far: a saved pool (db.SavedWordPool).
+func (p *Pool) SeedWords(words []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+	newer := p.words
+	p.words = make([]string, 0, p.size)
+	p.addLocked(words)
+	p.addLocked(newer)
+}
+
 // SeedFromDB seeds the pool from the last n stored user messages of space
 // (n ≤ 0 means the pool's size).
 func (p *Pool) SeedFromDB(ctx context.Context, q db.Querier, space string, n int) error {

@@ -185,6 +185,65 @@ func TestSpacesKeepTheirOwnWords(t *testing.T) {
 	}
 }
 
+// A saved pool seeds the next process's from one row: its words as they
+// were, in order, without reading the space's messages again. A pool
+// unchanged since it was seeded or saved is not written.
+func TestSavedPoolSeedsTheNextProcess(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	s, err := db.UpsertSession(ctx, pool, db.SessionParams{Space: "guild:1", Key: "discord:channel:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say := func(text string) {
+		t.Helper()
+		if _, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: s.ID, Role: db.RoleUser, Content: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	savedAt := func() (at time.Time) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, "SELECT saved_at FROM word_pools WHERE space = 'guild:1'").Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	say("富士山に登りたい")
+
+	first := NewSpaces(pool, 0, 0, nil)
+	first.Pool(ctx, "guild:1").AddNouns(Nouns("温泉と猫"))
+	if err := first.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"富士山", "温泉", "猫"}
+	if words, ok, err := db.SavedWordPool(ctx, pool, "guild:1"); err != nil || !ok || !slices.Equal(words, want) {
+		t.Fatalf("saved %q, %v, %v; want %q", words, ok, err, want)
+	}
+	at := savedAt()
+	if err := first.Save(ctx); err != nil || !savedAt().Equal(at) {
+		t.Errorf("an unchanged pool was written again (%v)", err)
+	}
+
+	say("ラーメンが食べたい") // after the save: the next process does not read it
+	next := NewSpaces(pool, 0, 0, nil)
+	if got := next.Words(ctx, "guild:1"); !slices.Equal(got, want) {
+		t.Errorf("the next process seeded %q, want the saved %q", got, want)
+	}
+	if err := next.Save(ctx); err != nil || !savedAt().Equal(at) {
+		t.Errorf("a pool seeded from its saved row was written again (%v)", err)
+	}
+	next.Pool(ctx, "guild:1").AddNouns(Nouns("将棋"))
+	if err := next.Save(ctx); err != nil || savedAt().Equal(at) {
+		t.Errorf("a changed pool was not saved (%v)", err)
+	}
+	if words, _, _ := db.SavedWordPool(ctx, pool, "guild:1"); !slices.Equal(words, append(want, "将棋")) {
+		t.Errorf("saved %q after a change", words)
+	}
+	if _, ok, err := db.SavedWordPool(ctx, pool, "guild:2"); ok || err != nil {
+		t.Errorf("a space never saved: %v, %v", ok, err)
+	}
+}
+
 // Ready does not wait: nil for a pool not seeded yet, whose seeding (and
 // tokenising) goes on meanwhile; the seeded pool afterwards.
 func TestReadyDoesNotWaitForTheSeed(t *testing.T) {
