@@ -16,7 +16,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
@@ -81,7 +81,7 @@ type harness struct {
 	bot  *Bot
 	resp *fakeResponder
 	ctx  context.Context
-	logs *testlog.Buffer // the bot's log, shown when a wait fails
+	logs *logtest.Buffer // the bot's log, shown when a wait fails
 }
 
 const (

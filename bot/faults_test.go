@@ -16,19 +16,19 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/commands"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // startFaulty starts a bot against a fake Discord that prep has set up
 // (faults included) and returns without requiring a connection.
-func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options)) (*harness, *testlog.Buffer) {
+func startFaulty(t *testing.T, prep func(*discordtest.Server), mod func(*Options)) (*harness, *logtest.Buffer) {
 	t.Helper()
 	srv := discordtest.New(t)
 	if prep != nil {
 		prep(srv)
 	}
-	logs := &testlog.Buffer{}
+	logs := &logtest.Buffer{}
 	resp := &fakeResponder{}
 	opts := Options{
 		Token:         "test-token",
@@ -324,7 +324,7 @@ func TestRefusedCommandsKeepTheBotAnswering(t *testing.T) {
 	t.Parallel()
 	srv := discordtest.New(t)
 	srv.RefuseCommand("broken")
-	logs := &testlog.Buffer{}
+	logs := &logtest.Buffer{}
 	resp := &fakeResponder{}
 	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, RetryMin: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
@@ -674,7 +674,7 @@ func TestEveryKindOfMessageShowsOnceWhenItsAnswerIsLost(t *testing.T) {
 // nothing more (but debug lines) once the wait is at its longest.
 func TestUnreachableLoggedOncePerBackoffStep(t *testing.T) {
 	t.Parallel()
-	logs := &testlog.Buffer{}
+	logs := &logtest.Buffer{}
 	h, _ := startFaulty(t, func(s *discordtest.Server) { s.SetUnreachable(true) }, func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		o.RetryMin, o.RetryMax = 10*time.Millisecond, 40*time.Millisecond

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
@@ -115,7 +115,7 @@ func TestBackgroundPanicIsRecovered(t *testing.T) {
 	f := newFixture(t)
 	f.ollama.Down()
 	pool := panickyPool{Pool: wordpool.New(0), bad: "爆弾"}
-	var logs testlog.Buffer
+	var logs logtest.Buffer
 	m := f.memory(t, func(o *memory.Options) {
 		o.Words = func(context.Context, memory.Space) memory.WordPool { return pool }
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))

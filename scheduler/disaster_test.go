@@ -19,7 +19,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/disaster"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 )
 
 // fakeDisasterJMA serves the disaster package's fixtures under JMA's paths,
@@ -101,7 +101,7 @@ type disasterEnv struct {
 	jma     *fakeDisasterJMA
 	discord *fakeDiscord
 	clock   *quakeClock
-	logs    *testlog.Buffer
+	logs    *logtest.Buffer
 	opts    DisasterOptions
 }
 
@@ -110,7 +110,7 @@ type disasterEnv struct {
 func newDisasterEnv(t *testing.T) *disasterEnv {
 	t.Helper()
 	e := &disasterEnv{pool: newPool(t), jma: newFakeDisasterJMA(t), discord: newFakeDiscord(t),
-		clock: newQuakeClock("2026-01-10 09:06"), logs: &testlog.Buffer{}}
+		clock: newQuakeClock("2026-01-10 09:06"), logs: &logtest.Buffer{}}
 	e.discord.AddChannel(disasterChannel)
 	e.opts = DisasterOptions{
 		DB:     e.pool,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 )
 
 var _ commands.TimeZones = (*Reminders)(nil)
@@ -21,7 +21,7 @@ var _ commands.TimeZones = (*Reminders)(nil)
 func TestTimeZones(t *testing.T) {
 	ctx := context.Background()
 	pool := newPool(t)
-	logs := &testlog.Buffer{}
+	logs := &logtest.Buffer{}
 	s := newScheduler(t, pool, nil, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	r := s.Reminders()
 

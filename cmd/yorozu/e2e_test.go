@@ -22,7 +22,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -39,7 +39,7 @@ const (
 )
 
 // waitLog returns the last submatch of re once it appears in buf.
-func waitLog(t testing.TB, ctx context.Context, buf *testlog.Buffer, re *regexp.Regexp) string {
+func waitLog(t testing.TB, ctx context.Context, buf *logtest.Buffer, re *regexp.Regexp) string {
 	t.Helper()
 	m, err := buf.WaitFor(ctx, re)
 	if err != nil {
@@ -56,7 +56,7 @@ type harness struct {
 	pool    *pgxpool.Pool
 	dbURL   string
 	httpURL string
-	stderr  *testlog.Buffer
+	stderr  *logtest.Buffer
 	env     map[string]string
 	stop    func() error
 }
@@ -98,7 +98,7 @@ func newHarness(t testing.TB, extraEnv map[string]string) *harness {
 		discord: discordtest.New(t),
 		ollama:  ollamatest.New(t),
 		dbURL:   dbtest.URL(t),
-		stderr:  &testlog.Buffer{},
+		stderr:  &logtest.Buffer{},
 	}
 	h.ollama.AddModel(model, "completion", "tools")
 	h.ollama.AddModel(embedModel, "embedding")
@@ -135,7 +135,7 @@ func (h *harness) openPool(t testing.TB) {
 func (h *harness) startRun(t testing.TB, env map[string]string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout := &testlog.Buffer{}
+	stdout := &logtest.Buffer{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, nil, func(k string) string { return env[k] }, stdout, h.stderr)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
 )
@@ -256,7 +256,7 @@ func lastTool(req api.ChatRequest) string {
 // stops.
 func TestOneGatewayPerToken(t *testing.T) {
 	h := start(t, map[string]string{"USER_RATE_LIMIT": "0"})
-	second := &harness{discord: h.discord, ollama: h.ollama, dbURL: h.dbURL, pool: h.pool, stderr: &testlog.Buffer{}, env: h.env}
+	second := &harness{discord: h.discord, ollama: h.ollama, dbURL: h.dbURL, pool: h.pool, stderr: &logtest.Buffer{}, env: h.env}
 	second.startRun(t, h.env)
 	if !strings.Contains(second.stderr.String(), "standing by") {
 		t.Errorf("second process did not stand by:\n%s", second.stderr.String())

@@ -19,7 +19,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"golang.org/x/sys/unix"
 
-	"github.com/yorozu-bot/yorozu/internal/testlog"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -157,7 +157,7 @@ func (h *harness) startBinary(t testing.TB, bin string) *exec.Cmd {
 	for k, v := range h.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	stdout := &testlog.Buffer{}
+	stdout := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, h.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

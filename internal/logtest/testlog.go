@@ -1,6 +1,6 @@
-// Package testlog is a log destination that tests read while the code
+// Package logtest is a log destination that tests read while the code
 // under test writes to it from its own goroutines.
-package testlog
+package logtest
 
 import (
 	"bytes"
