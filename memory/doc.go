@@ -16,7 +16,10 @@
 // longer sent); when a session's summaries outgrow their share of the budget
 // the oldest are folded into one; web search results become knowledge
 // entries (LearnLater). Tags are read by RelatedTopic and RecentTopic,
-// which give small talk and the tips a topic related to what was said.
+// which give small talk and the tips a topic related to what was said
+// (small talk's from each space's recent tags, kept in memory). Forgetting
+// summaries (ForgetSummaries) hides them at once; the scheduler's purge
+// job deletes them later.
 // SyncKnowledgeBase indexes the Markdown knowledge base; the notes methods
 // keep the shared notes, with the text they replace or delete restorable.
 package memory
