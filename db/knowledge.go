@@ -137,17 +137,22 @@ func QueueLatestKnowledge(b *Batch, space string, limit int, dst *[]KnowledgeHea
 	queueRows(b, "latest knowledge", dst, latestKnowledge, limit, space)
 }
 
-// UnfiledKnowledge returns the entries whose file lies directly in folder
-// dir (written before spaces had folders of their own).
-func UnfiledKnowledge(ctx context.Context, q Querier, dir string) ([]KnowledgeEntry, error) {
+// UnfiledKnowledgeDir is the folder, in the knowledge base, of the web
+// findings written before spaces had folders of their own.
+const UnfiledKnowledgeDir = "web_search"
+
+// UnfiledKnowledge returns the entries whose file lies directly in
+// UnfiledKnowledgeDir (knowledge_entries_unfiled_idx, which holds only
+// those).
+func UnfiledKnowledge(ctx context.Context, q Querier) ([]KnowledgeEntry, error) {
 	rows, err := q.Query(ctx, "SELECT "+knowledgeColumns+` FROM knowledge_entries
-WHERE starts_with(file_path, $1 || '/') AND strpos(substr(file_path, length($1) + 2), '/') = 0 ORDER BY id`, dir)
+WHERE file_path LIKE 'web\_search/%' AND file_path NOT LIKE 'web\_search/%/%' ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("unfiled knowledge in %s: %w", dir, err)
+		return nil, fmt.Errorf("unfiled knowledge in %s: %w", UnfiledKnowledgeDir, err)
 	}
 	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeEntry])
 	if err != nil {
-		return nil, fmt.Errorf("unfiled knowledge in %s: %w", dir, err)
+		return nil, fmt.Errorf("unfiled knowledge in %s: %w", UnfiledKnowledgeDir, err)
 	}
 	return es, nil
 }

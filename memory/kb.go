@@ -293,7 +293,7 @@ func (m *Memory) moveLegacyKnowledgeFiles(ctx context.Context) error {
 	if m.legacyFiled.Load() {
 		return nil
 	}
-	entries, err := db.UnfiledKnowledge(ctx, m.pool, WebKnowledgeDir)
+	entries, err := db.UnfiledKnowledge(ctx, m.pool)
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,9 @@ import (
 var KnowledgeTools = []string{"web_search", "search_and_fetch"}
 
 // WebKnowledgeDir is the folder under Options.KnowledgeDir that knowledge
-// entries are written to.
-const WebKnowledgeDir = "web_search"
+// entries are written to, each space's in a folder of its own; entries
+// from before spaces lie directly in it (db.UnfiledKnowledge).
+const WebKnowledgeDir = db.UnfiledKnowledgeDir
 
 // maxLearnInput bounds the tool result given to the model to summarise.
 const maxLearnInput = 12000

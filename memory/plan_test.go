@@ -115,6 +115,11 @@ WHERE m.created_at > now() - interval '1 hour' AND NOT EXISTS (SELECT 1 FROM mes
 	if texts, err := db.RecentUserTexts(ctx, pool, spaceText, wordpool.DefaultSize); err != nil || len(texts) == 0 {
 		t.Fatalf("word-pool seed from messages: %d texts, %v", len(texts), err)
 	}
+	// And a process's first knowledge-base sync looks for entries from
+	// before spaces.
+	if _, err := db.UnfiledKnowledge(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
 	stmts := rec.stop()
 	t.Run("turn", func(t *testing.T) { checkPlans(t, pool, stmts) })
 
