@@ -86,26 +86,39 @@ func (s *Scheduler) purgeSessions(ctx context.Context, p *purged, batch int, min
 			return err
 		}
 		for _, id := range ids {
-			for {
-				start := time.Now()
-				n, err := db.PurgeSessionMessages(ctx, s.pool, id, batch)
-				p.messages += n
-				if err != nil {
-					return err
-				}
-				if n < int64(batch) {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(max(minPause, time.Since(start))):
-				}
+			n, err := inBatches(ctx, batch, minPause, func(ctx context.Context, limit int) (int64, error) {
+				return db.PurgeSessionMessages(ctx, s.pool, id, limit)
+			})
+			p.messages += n
+			if err != nil {
+				return err
 			}
 			if err := db.PurgeSession(ctx, s.pool, id); err != nil {
 				return err
 			}
 			p.sessions++
+		}
+	}
+}
+
+// inBatches calls del, which deletes up to limit rows and returns how
+// many, with limit batch until it deletes fewer, and returns how many it
+// deleted in all. After each batch it pauses as long as the batch took (at
+// least minPause), so a job deleting in batches leaves the database to the
+// turns at least half the time.
+func inBatches(ctx context.Context, batch int, minPause time.Duration, del func(ctx context.Context, limit int) (int64, error)) (int64, error) {
+	var total int64
+	for {
+		start := time.Now()
+		n, err := del(ctx, batch)
+		total += n
+		if err != nil || n < int64(batch) {
+			return total, err
+		}
+		select {
+		case <-ctx.Done():
+			return total, ctx.Err()
+		case <-time.After(max(minPause, time.Since(start))):
 		}
 	}
 }

@@ -59,21 +59,12 @@ func (s *Scheduler) pruneMessages(ctx context.Context, cutoff time.Time) (int64,
 			return total, nil
 		}
 		for _, id := range ids {
-			for {
-				start := time.Now()
-				n, err := db.DeleteArchivedMessages(ctx, s.pool, id, cutoff, retentionBatch)
-				total += n
-				if err != nil {
-					return total, fmt.Errorf("message retention: %w", err)
-				}
-				if n < retentionBatch {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return total, ctx.Err()
-				case <-time.After(max(retentionPause, time.Since(start))):
-				}
+			n, err := inBatches(ctx, retentionBatch, retentionPause, func(ctx context.Context, limit int) (int64, error) {
+				return db.DeleteArchivedMessages(ctx, s.pool, id, cutoff, limit)
+			})
+			total += n
+			if err != nil {
+				return total, fmt.Errorf("message retention: %w", err)
 			}
 		}
 		after = ids[len(ids)-1]
