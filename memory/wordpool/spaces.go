@@ -101,8 +101,8 @@ func (s *Spaces) spacePool(space string) *spacePool {
 	return sp
 }
 
-// seed seeds sp's pool once from space's stored messages and tokenises
-// them.
+// seed seeds sp's pool once: from the pool saved for space, else from
+// space's stored messages, which it then tokenises.
 func (s *Spaces) seed(ctx context.Context, sp *spacePool, space string) {
 	sp.once.Do(func() {
 		defer sp.seeded.Store(true)

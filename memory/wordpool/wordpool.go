@@ -127,10 +127,15 @@ func (p *Pool) flushLocked() {
 	for _, t := range pending {
 		nouns = append(nouns, Nouns(t)...)
 	}
-	words := p.words
+	p.addOlderLocked(nouns)
+}
+
+// addOlderLocked adds nouns, oldest first, as older than every kept one.
+func (p *Pool) addOlderLocked(nouns []string) {
+	newer := p.words
 	p.words = make([]string, 0, p.size)
 	p.addLocked(nouns)
-	p.addLocked(words)
+	p.addLocked(newer)
 }
 
 // Seed adds texts as older than anything added so far, oldest first, e.g.
@@ -151,10 +156,7 @@ func (p *Pool) SeedWords(words []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushLocked()
-	newer := p.words
-	p.words = make([]string, 0, p.size)
-	p.addLocked(words)
-	p.addLocked(newer)
+	p.addOlderLocked(words)
 }
 
 // SeedFromDB seeds the pool from the last n stored user messages of space
