@@ -30,14 +30,11 @@ func (m *Memory) RelatedTopic(ctx context.Context, space Space, text string) (st
 	if err != nil {
 		return "", err
 	}
-	// The text's nouns are found (tokenising: CPU) while the tags are read.
-	nouns := make(chan []string, 1)
-	go func() { nouns <- wordpool.Nouns(text) }()
 	tags, err := m.recentTags(ctx, space)
 	if err != nil {
 		return "", err
 	}
-	if t := closestTag(tags, <-nouns); t != "" {
+	if t := closestTag(tags, wordpool.Nouns(text)); t != "" {
 		return t, nil
 	}
 	return m.poolTopic(m.readyWordPool(ctx, space), text), nil
