@@ -74,7 +74,7 @@ func TestRules(t *testing.T) {
 		{"2029-05-05", "こどもの日"},
 		{"2030-05-06", "振替休日"}, // 5/5 a Sunday
 		{"2026-12-02", ""},
-		{"1979-01-01", ""}, // before the range
+		{"1954-01-01", ""}, // before the range
 		{"2100-01-01", ""},
 	}
 	for _, tc := range tests {
