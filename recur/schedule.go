@@ -25,11 +25,6 @@ var rruleFreqs = map[Freq]rrule.Frequency{
 	Weekly: rrule.WEEKLY, Monthly: rrule.MONTHLY, Yearly: rrule.YEARLY,
 }
 
-// maxSkipped is how many holidays in a row Next passes over before it
-// stops looking: a rule that only ever falls on holidays (毎年1月1日,
-// 祝日は除く) has no next occurrence.
-const maxSkipped = 50
-
 // Compile checks r's fields and makes it ready to plan in loc.
 func (r Rule) Compile(loc *time.Location) (*Schedule, error) {
 	if err := r.check(); err != nil {
@@ -42,8 +37,10 @@ func (r Rule) Compile(loc *time.Location) (*Schedule, error) {
 		Count:    r.Count,
 	}
 	if !r.Until.IsZero() {
+		// rrule-go runs on wall-clock time written as UTC (see
+		// occurrences), the end of the last day included.
 		y, m, d := r.Until.Date()
-		s.opt.Until = time.Date(y, m, d, 23, 59, 59, 0, loc)
+		s.opt.Until = time.Date(y, m, d, 23, 59, 59, 0, time.UTC)
 	}
 	switch r.Freq {
 	case Weekly:
@@ -103,7 +100,11 @@ func (r Rule) Next(after time.Time, loc *time.Location, n int) []time.Time {
 // With SkipHolidays, an occurrence on a national holiday is passed over
 // but still counts toward Count, as RFC 5545 counts what the RRULE yields:
 // the stored text and any calendar reading it agree on the last day, and
-// 10回 with one holiday among them reminds nine times.
+// 10回 with one holiday among them reminds nine times. A holiday is passed
+// over whole: the rule goes on from the start of the next day that is not
+// one, so 15分ごと across Golden Week costs a few steps, not hundreds. Only
+// a rule that falls on holidays for as long as the holiday calendar runs
+// (毎年1月1日, 祝日は除く) has no next occurrence.
 //
 // A rule without Start begins on after's day; anchor a rule (Anchor)
 // before storing it, or 隔週 and Count would restart with every call.
@@ -118,44 +119,137 @@ func (s *Schedule) Next(after time.Time, n int) []time.Time {
 		start = midnight(after)
 		s.fillFromStart(&opt, start)
 	}
-	opt.Dtstart = s.from(start, after)
-	rr, err := rrule.NewRRule(opt)
-	if err != nil {
-		return nil
-	}
-	next := rr.Iterator()
+	next := s.occurrences(opt, start, after)
 	out := make([]time.Time, 0, n)
-	for skipped := 0; len(out) < n; {
+	for len(out) < n {
 		t, ok := next()
 		if !ok {
 			break
 		}
-		t = s.pastGap(t)
-		if !t.After(after) {
-			continue
+		if s.rule.SkipHolidays && t.Year() > holiday.LastYear {
+			break // no calendar past it to tell a holiday by
 		}
 		if s.rule.SkipHolidays && holiday.Is(t) {
-			if skipped++; skipped > maxSkipped {
-				break
-			}
+			day := s.nextWorkingDay(t)
+			next = s.occurrences(opt, start, day.Add(-time.Nanosecond))
 			continue
 		}
-		skipped = 0
 		out = append(out, t)
 	}
 	return out
 }
 
-// pastGap moves an occurrence whose time of day does not exist that day,
-// being in a daylight saving gap (2:30 on the night New York springs
-// forward), to where the clock shows after the jump (3:30), rather than
-// the hour before it, where Go's time.Date may put it.
-func (s *Schedule) pastGap(t time.Time) time.Time {
-	r := s.rule
-	if r.Freq == Hourly || r.Freq == Minutely || t.Hour() == r.Hour && t.Minute() == r.Minute {
-		return t
+// nextWorkingDay is the start of the first day after t's that is not a
+// national holiday, in the schedule's zone.
+func (s *Schedule) nextWorkingDay(t time.Time) time.Time {
+	y, m, d := t.Date()
+	for {
+		d++
+		day := time.Date(y, m, d, 0, 0, 0, 0, s.loc)
+		if !holiday.Is(day) {
+			return day
+		}
 	}
-	return t.Add(time.Duration((r.Hour-t.Hour())*60+r.Minute-t.Minute()) * time.Minute)
+}
+
+// occurrences iterates the rule's occurrences strictly after after, in
+// time order, in the schedule's zone.
+//
+// rrule-go is run on wall-clock time written as UTC, where every day has 24
+// hours, and each wall time it yields is then placed in the zone. Run in
+// the zone itself it builds each occurrence with time.Date, which puts a
+// wall time in a daylight saving gap an hour back: an hourly rule showed
+// 1:00 twice the night New York springs forward, and skipped the repeated
+// hour when it falls back. Placed here, a time in a gap moves forward by
+// the gap (2:30 → 3:30, where the clock shows after the jump; an hourly
+// rule's 2:00 becomes 3:00, which it already has, so that night has 23
+// occurrences, one a real hour), and a time the clock shows twice fires at
+// the first, and at the second too when the rule fires at least once an
+// hour: every real hour of that night has its hourly reminder, once, while
+// a daily 1:30 fires once.
+func (s *Schedule) occurrences(opt rrule.ROption, start, after time.Time) func() (time.Time, bool) {
+	if s.rule.Freq == Hourly || s.rule.Freq == Minutely {
+		// From a little earlier on the wall clock: after may be in the
+		// second reading of a repeated hour, whose times were read on the
+		// wall clock the first time round.
+		opt.Dtstart = wall(s.from(start, after.Add(-2*time.Hour)))
+	} else {
+		// The time of day is in BYHOUR and BYMINUTE; from the day's
+		// start, a DTSTART moved by a gap cannot pass that day's time.
+		opt.Dtstart = midnight(wall(s.from(start, after)))
+	}
+	rr, err := rrule.NewRRule(opt)
+	if err != nil {
+		return func() (time.Time, bool) { return time.Time{}, false }
+	}
+	next := rr.Iterator()
+	repeat := s.rule.Freq == Minutely && s.rule.every() <= 60 || s.rule.Freq == Hourly && s.rule.every() == 1
+	var (
+		last     time.Time
+		pending  []time.Time // second readings of repeated wall times, in order
+		peek     time.Time   // a wall time read ahead, behind a pending one
+		havePeek bool
+	)
+	return func() (time.Time, bool) {
+		for {
+			w, ok := peek, havePeek
+			if havePeek {
+				havePeek = false
+			} else {
+				w, ok = next()
+			}
+			var t time.Time
+			switch {
+			case !ok && len(pending) == 0:
+				return time.Time{}, false
+			case !ok:
+				t, pending = pending[0], pending[1:]
+			default:
+				at := s.place(w)
+				if len(pending) > 0 && pending[0].Before(at[0]) {
+					t, pending = pending[0], pending[1:]
+					peek, havePeek = w, true
+					break
+				}
+				t = at[0]
+				if len(at) > 1 && repeat {
+					pending = append(pending, at[1])
+				}
+			}
+			// A time moved out of a gap may land on one already given.
+			if t.After(after) && t.After(last) {
+				last = t
+				return t, true
+			}
+		}
+	}
+}
+
+// place is the instants in the schedule's zone when the clock shows wall
+// (a wall-clock time written as UTC): one, or two in the hour the clock
+// repeats, the earlier first; a time in a gap is moved forward by the gap.
+func (s *Schedule) place(wall time.Time) []time.Time {
+	const day = 24 * 60 * 60
+	u := wall.Unix()
+	// The offsets a day either side are the ones around any change in
+	// between: zones change their offset at most once in two days.
+	_, before := time.Unix(u-day, 0).In(s.loc).Zone()
+	_, after := time.Unix(u+day, 0).In(s.loc).Zone()
+	var out []time.Time
+	for _, off := range []int{before, after} {
+		t := time.Unix(u-int64(off), int64(wall.Nanosecond())).In(s.loc)
+		if _, o := t.Zone(); o == off && (len(out) == 0 || !out[0].Equal(t)) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		// In the gap: the clock read on the old offset is after the jump.
+		out = append(out, time.Unix(u-int64(before), int64(wall.Nanosecond())).In(s.loc))
+	}
+	if len(out) == 2 && out[1].Before(out[0]) {
+		out[0], out[1] = out[1], out[0]
+	}
+	return out
 }
 
 // from is the DTSTART to iterate from. A counted rule starts at its own
