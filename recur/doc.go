@@ -72,9 +72,19 @@
 // Compile a rule once when it is loaded; Schedule.Next is then a few
 // microseconds, however long ago the rule started, since an uncounted rule
 // is iterated from the last period before the time asked about. The time
-// of day is wall-clock time and survives daylight saving changes.
-// Holidays are Japan's national holidays (package holiday), whatever the
-// rule's zone; an occurrence skipped for one still counts toward Count, as
-// RFC 5545 counts what the RRULE yields, so that the stored text and any
-// calendar reading it agree on the last day.
+// of day is wall-clock time and survives daylight saving changes: a time
+// the clock skips fires when it shows that time after the jump (a daily
+// 2:30 at 3:30 the night New York springs forward; an hourly rule fires 23
+// times that day, once in each real hour), and a time the clock shows
+// twice fires at the first, and at the second too for a rule that fires at
+// least once an hour, so that every real hour has its hourly reminder.
+// Holidays are Japan's national holidays (package holiday), read on the
+// calendar of the rule's zone; a holiday is skipped as a whole day, the
+// rule going on from the start of the next day that is not one, so a rule
+// every 15 minutes passes Golden Week as cheaply as a daily one. An
+// occurrence skipped for one still counts toward Count, as RFC 5545 counts
+// what the RRULE yields, so that the stored text and any calendar reading
+// it agree on the last day. Holidays are known to 2099 (holiday.LastYear):
+// a rule that skips them has no occurrence after that year, and one that
+// falls only on holidays until then (毎年1月1日, 祝日は除く) is refused.
 package recur

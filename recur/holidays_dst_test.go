@@ -167,3 +167,35 @@ func TestDSTEveryRealStep(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNextAcrossHolidays: the first occurrence after Golden Week,
+// asked on its eve, and Validate refusing a rule of holidays only, which
+// walks every year of the calendar.
+func BenchmarkNextAcrossHolidays(b *testing.B) {
+	eve := at(tokyo, 2027, 5, 2, 23, 50)
+	for _, r := range []Rule{
+		{Freq: Hourly, SkipHolidays: true, Start: day(2027, 4, 1)},
+		{Freq: Minutely, Interval: 15, SkipHolidays: true, Start: day(2027, 4, 1)},
+		{Freq: Hourly, SkipHolidays: true, Start: day(2027, 4, 28), Count: 1000},
+	} {
+		s, err := r.Compile(tokyo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(r.Describe(), func(b *testing.B) {
+			for b.Loop() {
+				if len(s.Next(eve, 1)) != 1 {
+					b.Fatal("no next occurrence")
+				}
+			}
+		})
+	}
+	b.Run("毎年1月1日 refused", func(b *testing.B) {
+		r := Rule{Freq: Yearly, Month: time.January, MonthDays: []int{1}, Hour: 9, SkipHolidays: true, Start: day(2026, 12, 7)}
+		for b.Loop() {
+			if r.Validate(eve, tokyo) == nil {
+				b.Fatal("accepted")
+			}
+		}
+	})
+}
