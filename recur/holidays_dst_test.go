@@ -143,9 +143,9 @@ func TestDSTNights(t *testing.T) {
 	}
 }
 
-// Over a whole year in New York, an hourly rule and a quarter-hourly one
-// planned one occurrence at a time are one real hour or quarter apart
-// every time, through both changes of the clock.
+// In New York, an hourly rule and a quarter-hourly one planned one
+// occurrence at a time are one real hour or quarter apart every time,
+// through the two weeks around each change of the clock.
 func TestDSTEveryRealStep(t *testing.T) {
 	for _, r := range []Rule{{Freq: Hourly}, {Freq: Minutely, Interval: 15}} {
 		r.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, newYork)
@@ -157,13 +157,17 @@ func TestDSTEveryRealStep(t *testing.T) {
 		if r.Freq == Hourly {
 			step = time.Hour
 		}
-		prev := time.Date(2026, 1, 1, 0, 0, 0, 0, newYork)
-		for prev.Year() == 2026 {
-			next := s.Next(prev, 1)
-			if len(next) != 1 || next[0].Sub(prev) != step {
-				t.Fatalf("%s: after %v comes %v, want %v later", r.Describe(), prev, next, step)
+		for _, window := range [][2]time.Time{
+			{at(newYork, 2026, 3, 1, 0, 0), at(newYork, 2026, 3, 15, 0, 0)},
+			{at(newYork, 2026, 10, 25, 0, 0), at(newYork, 2026, 11, 8, 0, 0)},
+		} {
+			for prev := window[0]; prev.Before(window[1]); {
+				next := s.Next(prev, 1)
+				if len(next) != 1 || next[0].Sub(prev) != step {
+					t.Fatalf("%s: after %v comes %v, want %v later", r.Describe(), prev, next, step)
+				}
+				prev = next[0]
 			}
-			prev = next[0]
 		}
 	}
 }
