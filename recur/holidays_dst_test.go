@@ -75,15 +75,17 @@ func TestHourlyHolidayRuleLastsTheYear(t *testing.T) {
 func TestOnlyHolidaysRefused(t *testing.T) {
 	now := at(tokyo, 2026, 12, 7, 12, 0)
 	for _, words := range []string{"毎年1月1日 祝日は除く", "毎年5月3日 祝日は除く", "毎年11月23日の9時 祝日は除く"} {
-		r, err := Parse(words, now, tokyo)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", words, err)
-		}
-		r = r.Anchor(now, tokyo)
-		const want = "この先の回はすべて祝日に当たるので、一度も通知されません"
-		if err := r.Validate(now, tokyo); err == nil || err.Error() != want {
-			t.Errorf("Validate(%q) = %v, want %q", words, err, want)
-		}
+		t.Run(words, func(t *testing.T) {
+			r, err := Parse(words, now, tokyo)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			r = r.Anchor(now, tokyo)
+			const want = "この先の回はすべて祝日に当たるので、一度も通知されません"
+			if err := r.Validate(now, tokyo); err == nil || err.Error() != want {
+				t.Errorf("Validate = %v, want %q", err, want)
+			}
+		})
 	}
 }
 
