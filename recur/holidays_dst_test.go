@@ -122,6 +122,11 @@ func TestDSTNights(t *testing.T) {
 		// 0:00, and 4:00 keeps to the clock.
 		{"every 2 hours, spring forward", Rule{Freq: Hourly, Interval: 2}, at(est, 2026, 3, 7, 21, 30),
 			[]time.Time{at(est, 2026, 3, 7, 22, 0), at(est, 2026, 3, 8, 0, 0), at(edt, 2026, 3, 8, 3, 0), at(edt, 2026, 3, 8, 4, 0), at(edt, 2026, 3, 8, 6, 0)}},
+		// 5回 is five reminders, whatever the clock does.
+		{"hourly 5 times, spring forward", Rule{Freq: Hourly, Count: 5, Start: time.Date(2026, 3, 8, 0, 0, 0, 0, newYork)}, at(est, 2026, 3, 7, 23, 30),
+			[]time.Time{at(est, 2026, 3, 8, 0, 0), at(est, 2026, 3, 8, 1, 0), at(edt, 2026, 3, 8, 3, 0), at(edt, 2026, 3, 8, 4, 0), at(edt, 2026, 3, 8, 5, 0)}},
+		{"hourly 5 times, fall back", Rule{Freq: Hourly, Count: 5, Start: time.Date(2026, 11, 1, 0, 0, 0, 0, newYork)}, at(edt, 2026, 10, 31, 23, 30),
+			[]time.Time{at(edt, 2026, 11, 1, 0, 0), at(edt, 2026, 11, 1, 1, 0), at(est, 2026, 11, 1, 1, 0), at(est, 2026, 11, 1, 2, 0), at(est, 2026, 11, 1, 3, 0)}},
 		{"daily 2:30, spring forward", Rule{Freq: Daily, Hour: 2, Minute: 30}, at(est, 2026, 3, 7, 12, 0),
 			[]time.Time{at(edt, 2026, 3, 8, 3, 30), at(edt, 2026, 3, 9, 2, 30)}},
 		{"daily 2:30, fall back", Rule{Freq: Daily, Hour: 2, Minute: 30}, at(edt, 2026, 10, 31, 12, 0),
@@ -131,8 +136,11 @@ func TestDSTNights(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.rule.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, newYork)
-			got := tc.rule.Next(tc.after, newYork, len(tc.want))
+			if tc.rule.Start.IsZero() {
+				tc.rule.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, newYork)
+			}
+			// One more asked for than there are: a count ends there.
+			got := tc.rule.Next(tc.after, newYork, len(tc.want)+min(tc.rule.Count, 1))
 			if !slices.EqualFunc(got, tc.want, time.Time.Equal) {
 				t.Errorf("Next = %v\nwant   %v", got, tc.want)
 			}

@@ -178,11 +178,19 @@ func (s *Schedule) occurrences(opt rrule.ROption, start, after time.Time) func()
 		// start, a DTSTART moved by a gap cannot pass that day's time.
 		opt.Dtstart = midnight(wall(s.from(start, after)))
 	}
+	// The count is of the times given, not of the wall times rrule-go
+	// reads: 5回 is five reminders, also across a night with a time in a
+	// gap (given once, at the time after it) or a repeated hour (given
+	// twice). A counted rule is iterated from its start (from), so every
+	// one is counted here.
+	limit := opt.Count
+	opt.Count = 0
 	rr, err := rrule.NewRRule(opt)
 	if err != nil {
 		return func() (time.Time, bool) { return time.Time{}, false }
 	}
 	next := rr.Iterator()
+	given := 0
 	repeat := s.rule.Freq == Minutely && s.rule.every() <= 60 || s.rule.Freq == Hourly && s.rule.every() == 1
 	var (
 		last     time.Time
@@ -217,8 +225,15 @@ func (s *Schedule) occurrences(opt rrule.ROption, start, after time.Time) func()
 				}
 			}
 			// A time moved out of a gap may land on one already given.
-			if t.After(after) && t.After(last) {
-				last = t
+			if !t.After(last) {
+				continue
+			}
+			if limit > 0 && given == limit {
+				return time.Time{}, false
+			}
+			last = t
+			given++
+			if t.After(after) {
 				return t, true
 			}
 		}
