@@ -320,3 +320,17 @@ func TestButtonsFollowTheAnswerWhenEditsFail(t *testing.T) {
 		t.Errorf("%d answers, want 2", n)
 	}
 }
+
+// A 停止 whose answer is over (its process stopped before taking it off)
+// is refused with a reason only the presser sees, and the button goes.
+func TestStaleStopRefusedWithAReason(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	id := h.bot.answerButtonID(answerButton{action: actionStop, messageID: "123", askerID: "7"})
+	msg := h.postButtons(chanID, id)
+	i := h.srv.PressButton(chanID, msg, id, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != notRunningReply {
+		t.Errorf("press = %q, want %q", got, notRunningReply)
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 && len(ms[0].Buttons()) == 0 })
+}
