@@ -31,9 +31,10 @@ type DisasterEvent struct {
 	ChannelID  string     `db:"channel_id"`
 	CreatedAt  time.Time  `db:"created_at"`
 	UpdatedAt  time.Time  `db:"updated_at"`
-	// PostStartedAt is the claim of a post under way (ClaimDisasterPost):
-	// nil when none is. Set without a message id after the post's time
-	// is up, the post's outcome is unknown.
+	// PostStartedAt is the claim of a write of the event's message under
+	// way, its post or an edit (ClaimDisasterPost): nil when none is. Left
+	// without a message id after the post's time is up, it is a post whose
+	// outcome is unknown.
 	PostStartedAt *time.Time `db:"post_started_at"`
 }
 
@@ -78,12 +79,12 @@ WHERE kind = $1 AND event_key = $2`,
 	return nil
 }
 
-// ClaimDisasterPost sets the claim of (kind, key)'s post to at, if the
-// event has no message and its claim is still prev (nil: none): a claim is
-// taken by one poller only. It reports whether this call took it.
+// ClaimDisasterPost sets the claim of a write of (kind, key)'s message
+// (its post, or an edit) to at, if the claim is still prev (nil: none): a
+// claim is taken by one poller only. It reports whether this call took it.
 func ClaimDisasterPost(ctx context.Context, q Querier, kind, key string, at time.Time, prev *time.Time) (bool, error) {
 	tag, err := q.Exec(ctx, `UPDATE disaster_events SET post_started_at = $3
-WHERE kind = $1 AND event_key = $2 AND message_id = '' AND post_started_at IS NOT DISTINCT FROM $4`,
+WHERE kind = $1 AND event_key = $2 AND post_started_at IS NOT DISTINCT FROM $4`,
 		kind, key, at.UTC(), utcPtr(prev))
 	if err != nil {
 		return false, fmt.Errorf("claim the post of %s event %s: %w", kind, key, err)
@@ -91,11 +92,11 @@ WHERE kind = $1 AND event_key = $2 AND message_id = '' AND post_started_at IS NO
 	return tag.RowsAffected() == 1, nil
 }
 
-// ReleaseDisasterPost drops the claim at of (kind, key)'s post, which
-// surely made no message: the next poll may post again.
+// ReleaseDisasterPost drops the claim at of a write of (kind, key)'s
+// message that surely changed nothing: the next poll may try again.
 func ReleaseDisasterPost(ctx context.Context, q Querier, kind, key string, at time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE disaster_events SET post_started_at = NULL
-WHERE kind = $1 AND event_key = $2 AND message_id = '' AND post_started_at = $3`, kind, key, at.UTC())
+WHERE kind = $1 AND event_key = $2 AND post_started_at = $3`, kind, key, at.UTC())
 	if err != nil {
 		return fmt.Errorf("release the post of %s event %s: %w", kind, key, err)
 	}
@@ -103,13 +104,14 @@ WHERE kind = $1 AND event_key = $2 AND message_id = '' AND post_started_at = $3`
 }
 
 // RecordDisasterPost writes e, its message included, into its row and
-// drops the post's claim at, if the claim is still at: ErrNotFound when
-// another poller recorded the event's message meanwhile.
+// drops the claim at of the write (a post, or an edit of e's message), if
+// the claim is still at: ErrNotFound when another poller took the claim
+// over or recorded another message meanwhile.
 func RecordDisasterPost(ctx context.Context, q Querier, e DisasterEvent, at time.Time) error {
 	tag, err := q.Exec(ctx, `
 UPDATE disaster_events SET report = $3, reported_at = $4, occurred_at = $5, title = $6, content = $7,
     severity = $8, active = $9, message_id = $10, channel_id = $11, updated_at = now(), post_started_at = NULL
-WHERE kind = $1 AND event_key = $2 AND message_id = '' AND post_started_at = $12`,
+WHERE kind = $1 AND event_key = $2 AND message_id IN ('', $10) AND post_started_at = $12`,
 		e.Kind, e.Key, e.Report, utcPtr(e.ReportedAt), utcPtr(e.OccurredAt), e.Title, e.Content,
 		e.Severity, e.Active, e.MessageID, e.ChannelID, at.UTC())
 	if err != nil {

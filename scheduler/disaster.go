@@ -679,8 +679,8 @@ type event struct {
 
 // apply brings the event's row and message to the report, once across
 // processes: the row is locked while it is read and decided on, so a
-// second poller waits and then finds the report applied, or the post
-// claimed (postEvent). An edit is made under the lock.
+// second poller waits and then finds the report applied, or its write
+// claimed (postEvent, editEvent). No lock is held across a Discord call.
 func (d *Disaster) apply(ctx context.Context, ev event) error {
 	tx, err := d.o.DB.Begin(ctx)
 	if err != nil {
@@ -701,14 +701,7 @@ func (d *Disaster) apply(ctx context.Context, ev event) error {
 	switch {
 	case row.Posted() && mentionText(row.Content, ev.post.Content) != row.Content:
 		saved.Content = mentionText(row.Content, ev.post.Content)
-		if err := d.o.Dest.edit(ctx, row.MessageID, saved.Content); err != nil {
-			// Discord is away or refuses: the list is read whole next
-			// time and the edit tried again; the row keeps the text shown.
-			log.Warn("disaster post not edited; the next poll tries again", "message_id", row.MessageID, "err", err)
-			d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
-			return nil
-		}
-		log.Info("disaster post edited", "message_id", row.MessageID)
+		return d.editEvent(ctx, tx, row, saved, ev, log)
 	case !row.Posted() && ev.qualifies:
 		return d.postEvent(ctx, tx, row, saved, ev, log)
 	default:
@@ -821,15 +814,47 @@ func (d *Disaster) postEvent(ctx context.Context, tx pgx.Tx, row, saved db.Disas
 	return d.recordPost(ctx, saved, id, now, log)
 }
 
-// recordPost records message id of saved's event, posted under the claim
-// at. It is written even when ctx is done: the message exists.
+// editEvent edits the event's message to saved's text (row is its locked
+// row) under the same claim as a post: taken and committed before the
+// PATCH, so that no row lock is held across it and a poller with an older
+// report cannot edit in between. A claim its process left behind (it died
+// mid-edit) is taken over once claimTTL is up: an edit is safe to repeat.
+func (d *Disaster) editEvent(ctx context.Context, tx pgx.Tx, row, saved db.DisasterEvent, ev event, log *slog.Logger) error {
+	now := d.o.Now().UTC().Truncate(time.Microsecond)
+	if prev := row.PostStartedAt; prev != nil && now.Sub(*prev) < d.claimTTL() {
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office)) // look again next poll
+		return tx.Commit(ctx)
+	}
+	claimed, err := db.ClaimDisasterPost(ctx, tx, ev.kind, ev.key, now, row.PostStartedAt)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s event %s: claim the edit: %w", ev.kind, ev.key, err)
+	}
+	if !claimed {
+		return nil // the locked row said otherwise; cannot happen
+	}
+	if err := d.o.Dest.edit(ctx, row.MessageID, saved.Content); err != nil {
+		// Discord is away or refuses: the list is read whole next time
+		// and the edit tried again; the row keeps the text shown.
+		log.Warn("disaster post not edited; the next poll tries again", "message_id", row.MessageID, "err", err)
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
+		return db.ReleaseDisasterPost(context.WithoutCancel(ctx), d.o.DB, ev.kind, ev.key, now)
+	}
+	log.Info("disaster post edited", "message_id", row.MessageID)
+	return d.recordPost(ctx, saved, row.MessageID, now, log)
+}
+
+// recordPost records message id of saved's event, posted or edited under
+// the claim at. It is written even when ctx is done: the message is.
 func (d *Disaster) recordPost(ctx context.Context, saved db.DisasterEvent, id string, at time.Time, log *slog.Logger) error {
 	saved.MessageID = id
 	err := db.RecordDisasterPost(context.WithoutCancel(ctx), d.o.DB, saved, at)
 	if errors.Is(err, db.ErrNotFound) {
-		// Another poller took the claim over and recorded its own: the
-		// event shows twice. Only a POST slower than claimTTL gets here.
-		log.Error("disaster post recorded by another poller meanwhile; the event may show twice", "message_id", id)
+		// Another poller took the claim over: only a write slower than
+		// claimTTL gets here. After a post the event may show twice.
+		log.Error("disaster post's claim taken over by another poller meanwhile; the event may show twice", "message_id", id)
 		return nil
 	}
 	return err

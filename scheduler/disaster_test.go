@@ -545,3 +545,50 @@ ON CONFLICT (kind, event_key) DO UPDATE SET report = '', title = '', content = '
 		t.Fatal(err)
 	}
 }
+
+// An edit is claimed like a post: a claim under way keeps other pollers
+// off, and one its process left behind (it died mid-edit) is taken over
+// once its time is up, so the later report still shows.
+func TestQuakeEditClaimLeftByACrashIsTakenOver(t *testing.T) {
+	e := newDisasterEnv(t)
+	e.jma.serve(disaster.QuakeListPath, "quake_01_sokuhou.json")
+	run(t, e.poller(nil))
+	if _, err := e.pool.Exec(context.Background(), `UPDATE disaster_events SET post_started_at = $1
+WHERE kind = 'quake' AND event_key = '20260110090012'`, e.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	e.jma.serve(disaster.QuakeListPath, "quake_02_detail.json")
+	run(t, e.poller(nil))
+	if msgs := e.messages(); len(msgs) != 1 || msgs[0].Edits != 0 {
+		t.Fatalf("with another poller's edit under way: %d messages, edits %d; want the one, unedited", len(msgs), msgs[0].Edits)
+	}
+	e.clock.set("2026-01-10 09:08")
+	d := e.poller(nil)
+	run(t, d)
+	run(t, d)
+	msgs := e.messages()
+	if len(msgs) != 1 || msgs[0].Edits != 1 || !strings.Contains(msgs[0].Content, "M5.6") {
+		t.Fatalf("after the claim's time: %d messages, edits %d; want the one, edited once", len(msgs), msgs[0].Edits)
+	}
+	ev, err := db.GetDisasterEvent(context.Background(), e.pool, db.DisasterQuake, "20260110090012")
+	if err != nil || ev.PostStartedAt != nil || !strings.Contains(ev.Content, "M5.6") {
+		t.Fatalf("row after the edit: claim %v, content recorded %v, err %v", ev.PostStartedAt, strings.Contains(ev.Content, "M5.6"), err)
+	}
+}
+
+// A post Discord refused made no message: the next poll posts at once,
+// without waiting out the claim.
+func TestQuakeRefusedPostIsPostedByTheNextPoll(t *testing.T) {
+	e := newDisasterEnv(t)
+	e.discord.AddWebhook("901", "quake-token", "556")
+	base := e.discord.URL() + "api/v10/webhooks/901/"
+	e.jma.serve(disaster.QuakeListPath, "quake_01_sokuhou.json")
+	run(t, e.poller(func(o *DisasterOptions) { o.Dest = DisasterDest{WebhookURL: base + "wrong-token"} }))
+	if msgs := e.discord.Messages("556"); len(msgs) != 0 {
+		t.Fatalf("%d messages through a refused webhook", len(msgs))
+	}
+	run(t, e.poller(func(o *DisasterOptions) { o.Dest = DisasterDest{WebhookURL: base + "quake-token"} }))
+	if msgs := e.discord.Messages("556"); len(msgs) != 1 {
+		t.Fatalf("%d messages after the webhook was fixed, want 1", len(msgs))
+	}
+}
