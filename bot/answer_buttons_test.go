@@ -334,3 +334,37 @@ func TestStaleStopRefusedWithAReason(t *testing.T) {
 	}
 	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 && len(ms[0].Buttons()) == 0 })
 }
+
+// A long answer on a server that refuses edits: of the new messages its
+// rest goes out in, only the last carries a button, 再生成.
+func TestLongAnswerWithEditsRefusedEndsWithAgain(t *testing.T) {
+	t.Parallel()
+	h, _ := startFaulty(t, func(srv *discordtest.Server) {
+		srv.AddChannel(chanID)
+		srv.PutChannelInGuild(chanID, guildID)
+		srv.RefuseEdits(chanID, true)
+	}, func(o *Options) { o.ButtonKey = []byte("test-key") })
+	text := strings.Repeat("長い答えの文です。", 500)
+	h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "書き出し、"})
+		h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 })
+		emit(llm.Text{Text: text})
+		return emit(llm.Done{})
+	}
+	h.mention(chanID, "7", "長く")
+	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) >= 3 && len(ms[len(ms)-1].Buttons()) > 0
+	})
+	for i, m := range ms {
+		want := []string(nil)
+		switch i {
+		case 0:
+			want = []string{"停止"} // no edit could take it off
+		case len(ms) - 1:
+			want = []string{"再生成"}
+		}
+		if got := labels(m); !slices.Equal(got, want) {
+			t.Errorf("message %d of %d has buttons %v, want %v", i+1, len(ms), got, want)
+		}
+	}
+}
