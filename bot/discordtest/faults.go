@@ -100,9 +100,8 @@ type lossRule struct {
 }
 
 // LoseCreateResponses makes the next n message creations in channelID (by
-// the bot or through a webhook)
-// happen, while the client is answered as how says: it cannot know the
-// message exists.
+// the bot or through a webhook) happen, while the client is answered as how
+// says: it cannot know the message exists.
 func (s *Server) LoseCreateResponses(channelID string, n int, how Loss) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
