@@ -38,7 +38,8 @@ func (b *Bot) again(ctx context.Context, p commands.Press, a answerButton) comma
 			return commands.PressReply{Text: againStaleReply}
 		}
 	}
-	t := &queuedTurn{req: req, again: &sentMessage{id: p.MessageID, content: p.Content}}
+	// The pressed message shows 再生成 until the turn edits it.
+	t := &queuedTurn{req: req, again: &sentMessage{id: p.MessageID, content: p.Content, buttons: actionAgain}}
 	if !b.enqueueTurn(t) {
 		return commands.PressReply{Text: busyReply}
 	}

@@ -151,8 +151,13 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 		t.stop(chat.ErrStopped)
 		return commands.PressReply{} // the turn writes the rest itself
 	case a.action == actionStop:
-		// The answer ended (or its process did): drop the stale button.
-		return commands.PressReply{Update: p.Content, Text: notRunningReply}
+		// The answer ended (or its process did) and an edit could not take
+		// this button off, as when the server refuses edits. The reason goes
+		// out as an ephemeral message rather than an update of the pressed
+		// message: that is an edit too, which such a server refuses, and the
+		// presser would be told nothing.
+		b.goRetireStop(ctx, p.ChannelID, p.MessageID, a)
+		return commands.PressReply{Text: notRunningReply}
 	case t != nil:
 		wait := time.NewTimer(againWait)
 		defer wait.Stop()
@@ -176,6 +181,31 @@ func (b *Bot) goRetireAgain(ctx context.Context, channelID, messageID string) {
 // goDropButtons is dropButtons off the interaction's handler.
 func (b *Bot) goDropButtons(ctx context.Context, channelID, messageID string) {
 	b.goEvent("drop buttons", func() { b.dropButtons(ctx, channelID, messageID) })
+}
+
+// goRetireStop takes a stale 停止 off messageID, off the interaction's
+// handler: the channel's last answer gets 再生成 in its place, as its
+// finished turn would have shown; another message loses its buttons, the
+// conversation having moved on. A failure is logged at debug: the button
+// is refused when pressed.
+func (b *Bot) goRetireStop(ctx context.Context, channelID, messageID string, a answerButton) {
+	b.mu.Lock()
+	last := b.lastAnswer[channelID] == messageID
+	b.mu.Unlock()
+	if !last {
+		b.goDropButtons(ctx, channelID, messageID)
+		return
+	}
+	b.goEvent("retire 停止", func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+		defer cancel()
+		comps := b.answerComponents(actionAgain, a.messageID, a.askerID)
+		e := discordgo.NewMessageEdit(channelID, messageID)
+		e.Components = &comps
+		if _, err := b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+			b.log.Debug("replace a stale 停止 with 再生成", "channel_id", channelID, "message_id", messageID, "err", err)
+		}
+	})
 }
 
 // maxLastAnswers bounds the channels whose last answer is remembered.
@@ -207,6 +237,6 @@ func (b *Bot) dropButtons(ctx context.Context, channelID, messageID string) {
 	e := discordgo.NewMessageEdit(channelID, messageID)
 	e.Components = &[]discordgo.MessageComponent{}
 	if _, err := b.session.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
-		b.log.Debug("remove 再生成 from an older answer", "channel_id", channelID, "message_id", messageID, "err", err)
+		b.log.Debug("remove the buttons of an older answer or part", "channel_id", channelID, "message_id", messageID, "err", err)
 	}
 }

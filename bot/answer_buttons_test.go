@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,5 +228,143 @@ func TestAgainRefusedAfterTheConversationWentOn(t *testing.T) {
 	}
 	if n := len(h.resp.requests()); n != 1 {
 		t.Errorf("%d answers, want the first only", n)
+	}
+}
+
+// labels is the labels of a message's buttons, in order.
+func labels(m discordtest.Message) []string {
+	var out []string
+	for _, b := range m.Buttons() {
+		out = append(out, b.Label)
+	}
+	return out
+}
+
+// The buttons ride the answer's last part: 停止 on the part being written,
+// 再生成 on the last once the answer is complete, none on the parts above.
+func TestButtonsOnTheLastPart(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	first := strings.Repeat("一つ目の部分の文です。", 200) // over one message
+	h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: first})
+		h.waitBot(chanID, func(ms []discordtest.Message) bool {
+			return len(ms) == 2 && len(labels(ms[0])) == 0 && slices.Equal(labels(ms[1]), []string{"停止"})
+		})
+		emit(llm.Text{Text: "最後の文です。"})
+		return emit(llm.Done{})
+	}
+	h.mention(chanID, "7", "長く話して")
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && strings.HasSuffix(ms[1].Content, "最後の文です。") &&
+			len(labels(ms[0])) == 0 && slices.Equal(labels(ms[1]), []string{"再生成"})
+	})
+}
+
+// On a server that refuses edits, the rest of the answer goes out as new
+// messages and the last of them carries 再生成; the 停止 left on the first
+// message, which no edit could take off, is refused with a reason when
+// pressed, as is a 再生成 left on an older answer.
+func TestButtonsFollowTheAnswerWhenEditsFail(t *testing.T) {
+	t.Parallel()
+	turns := &fakeTurns{}
+	h, _ := startFaulty(t, func(srv *discordtest.Server) {
+		srv.AddChannel(chanID)
+		srv.PutChannelInGuild(chanID, guildID)
+		srv.RefuseEdits(chanID, true)
+	}, func(o *Options) {
+		o.ButtonKey = []byte("test-key")
+		o.Turns = turns
+	})
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "前半、"})
+		h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) >= 1 })
+		emit(llm.Text{Text: "後半です。"})
+		return emit(llm.Done{})
+	}
+	h.mention(chanID, "7", "話して")
+	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && ms[1].Content == "後半です。" && len(ms[1].Buttons()) > 0
+	})
+	if got := labels(ms[1]); !slices.Equal(got, []string{"再生成"}) {
+		t.Errorf("last part's buttons = %v, want [再生成]", got)
+	}
+	stale := ms[0].Buttons()
+	if len(stale) != 1 || stale[0].Label != "停止" {
+		t.Fatalf("first message's buttons = %v; the test wants the 停止 no edit could take off", labels(ms[0]))
+	}
+	i := h.srv.PressButton(chanID, ms[0].ID, stale[0].CustomID, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != notRunningReply {
+		t.Errorf("stale 停止 = %q, want %q", got, notRunningReply)
+	}
+
+	// A second answer: the first one's 再生成 stays (no edit takes it off)
+	// and is refused, the conversation having gone on.
+	h.resp.script = say("二つ目の答え。")
+	h.mention(chanID, "7", "もう一つ")
+	ms = h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 3 && slices.Equal(labels(ms[2]), []string{"再生成"})
+	})
+	turns.mu.Lock()
+	turns.latest = "a-later-question"
+	turns.mu.Unlock()
+	old := ms[1].Buttons()
+	if len(old) != 1 || old[0].Label != "再生成" {
+		t.Fatalf("older answer's buttons = %v", labels(ms[1]))
+	}
+	i = h.srv.PressButton(chanID, ms[1].ID, old[0].CustomID, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != againStaleReply {
+		t.Errorf("older 再生成 = %q, want %q", got, againStaleReply)
+	}
+	if n := len(h.resp.requests()); n != 2 {
+		t.Errorf("%d answers, want 2", n)
+	}
+}
+
+// A 停止 whose answer is over (its process stopped before taking it off)
+// is refused with a reason only the presser sees, and the button goes.
+func TestStaleStopRefusedWithAReason(t *testing.T) {
+	t.Parallel()
+	h := startAnswerButtons(t, nil)
+	id := h.bot.answerButtonID(answerButton{action: actionStop, messageID: "123", askerID: "7"})
+	msg := h.postButtons(chanID, id)
+	i := h.srv.PressButton(chanID, msg, id, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != notRunningReply {
+		t.Errorf("press = %q, want %q", got, notRunningReply)
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 && len(ms[0].Buttons()) == 0 })
+}
+
+// A long answer on a server that refuses edits: of the new messages its
+// rest goes out in, only the last carries a button, 再生成.
+func TestLongAnswerWithEditsRefusedEndsWithAgain(t *testing.T) {
+	t.Parallel()
+	h, _ := startFaulty(t, func(srv *discordtest.Server) {
+		srv.AddChannel(chanID)
+		srv.PutChannelInGuild(chanID, guildID)
+		srv.RefuseEdits(chanID, true)
+	}, func(o *Options) { o.ButtonKey = []byte("test-key") })
+	text := strings.Repeat("長い答えの文です。", 500)
+	h.resp.script = func(ctx context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "書き出し、"})
+		h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 })
+		emit(llm.Text{Text: text})
+		return emit(llm.Done{})
+	}
+	h.mention(chanID, "7", "長く")
+	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) >= 3 && len(ms[len(ms)-1].Buttons()) > 0
+	})
+	for i, m := range ms {
+		want := []string(nil)
+		switch i {
+		case 0:
+			want = []string{"停止"} // no edit could take it off
+		case len(ms) - 1:
+			want = []string{"再生成"}
+		}
+		if got := labels(m); !slices.Equal(got, want) {
+			t.Errorf("message %d of %d has buttons %v, want %v", i+1, len(ms), got, want)
+		}
 	}
 }

@@ -179,7 +179,7 @@ func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
 	default:
 	}
 	text := queuedText(place)
-	id, err := r.send(b.ctx, 0, text, true)
+	id, err := r.send(b.ctx, 0, text, true, "")
 	close(t.posted)
 	if err != nil {
 		b.log.Warn("discord queue notice failed", "channel_id", t.req.ChannelID, "err", err)

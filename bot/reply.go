@@ -36,6 +36,9 @@ type sentMessage struct {
 	id      string
 	content string
 	at      time.Time // last successful write
+	// buttons is the answer button the message shows (actionStop,
+	// actionAgain, "" none), as far as the reply knows.
+	buttons string
 }
 
 // reply renders one turn's events into Discord messages. emit may be called
@@ -64,12 +67,12 @@ type reply struct {
 	tail       []string
 	tailSent   int
 
-	// buttons is what the answer's first message should carry (actionStop,
-	// actionAgain, "" none; guarded by mu), shown what it does; only when
-	// withButtons.
+	// buttons is what the answer's last part should carry while it
+	// streams (actionStop, "" none; guarded by mu); only when withButtons.
+	// The buttons ride the last part, as that is where a reader is: the
+	// parts above carry none.
 	withButtons   bool
 	buttons       string
-	shown         string
 	userMessageID string
 	askerID       string
 }
@@ -102,12 +105,16 @@ func startedThread(req chat.Request) bool {
 	return req.ParentID != "" && req.MessageID == req.ChannelID
 }
 
-// wantButtons is what the first message should carry now: once the turn
-// has finished, 再生成.
-func (r *reply) wantButtons() string {
+// buttonsFor is the answer button part i of n should carry: none above
+// the last part; on the last, 停止 while the turn streams and 再生成 once
+// it is final.
+func (r *reply) buttonsFor(i, n int, final bool) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.buttons != "" && r.view.finished() {
+	switch {
+	case i != n-1:
+		return ""
+	case r.buttons != "" && final:
 		return actionAgain
 	}
 	return r.buttons
@@ -240,16 +247,18 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 			if r.isFatal() {
 				return time.Time{}, r.fatal
 			}
-			id, err := r.send(ctx, i, content, i == 0)
+			buttons := r.buttonsFor(i, len(want), final)
+			id, err := r.send(ctx, i, content, i == 0, buttons)
 			if err != nil {
 				return time.Time{}, err // later parts wait: messages stay in order
 			}
-			r.sent = append(r.sent, sentMessage{id: id, content: content, at: now})
+			r.sent = append(r.sent, sentMessage{id: id, content: content, at: now, buttons: buttons})
 			continue
 		}
 		m := &r.sent[i]
-		buttons := i == 0 && r.withButtons && r.shown != r.wantButtons()
-		if m.content == content && !buttons {
+		buttons := r.buttonsFor(i, len(want), final)
+		moveButtons := r.withButtons && m.buttons != buttons
+		if m.content == content && !moveButtons {
 			continue
 		}
 		complete := final || i < len(want)-1 || m.content == content
@@ -260,10 +269,8 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 			continue
 		}
 		var comps []discordgo.MessageComponent
-		shown := r.shown
-		if i == 0 && r.withButtons {
-			shown = r.wantButtons()
-			comps = r.b.answerComponents(shown, r.userMessageID, r.askerID)
+		if r.withButtons {
+			comps = r.b.answerComponents(buttons, r.userMessageID, r.askerID)
 		}
 		if err := r.editWith(ctx, m.id, content, comps); err != nil {
 			// Keep the old content recorded so the text is written again later.
@@ -280,8 +287,8 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 			continue
 		}
 		m.content, m.at = content, now
-		if i == 0 {
-			r.shown = shown
+		if r.withButtons {
+			m.buttons = buttons
 		}
 	}
 	return next, editErr
@@ -317,19 +324,23 @@ func (r *reply) flushTail(ctx context.Context, want []string) error {
 			return r.fatal
 		}
 		content := r.tail[r.tailSent]
-		id, err := r.send(ctx, -1-r.tailSent, content, len(r.sent) == 0)
+		// The last new message is the answer's last part: 再生成 goes
+		// there, as the messages above cannot be edited to carry it.
+		buttons := r.buttonsFor(r.tailSent, len(r.tail), true)
+		id, err := r.send(ctx, -1-r.tailSent, content, len(r.sent) == 0, buttons)
 		if err != nil {
 			return err
 		}
-		r.sent = append(r.sent, sentMessage{id: id, content: content, at: r.b.now()})
+		r.sent = append(r.sent, sentMessage{id: id, content: content, at: r.b.now(), buttons: buttons})
 		r.tailSent++
 	}
 	return nil
 }
 
-// send creates the message of one slot. Its nonce is kept until the slot is
-// out, so even a retry from the reply loop cannot post it twice.
-func (r *reply) send(ctx context.Context, slot int, content string, asReply bool) (string, error) {
+// send creates the message of one slot, with the answer button buttons
+// when the reply has them. Its nonce is kept until the slot is out, so
+// even a retry from the reply loop cannot post it twice.
+func (r *reply) send(ctx context.Context, slot int, content string, asReply bool, buttons string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
 	nonce, ok := r.nonces[slot]
@@ -341,12 +352,8 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 	if asReply && r.ref.MessageID != "" {
 		data.Reference = r.ref
 	}
-	shown := ""
-	if slot == 0 && r.withButtons {
-		shown = r.wantButtons()
-		if shown != "" {
-			data.Components = r.b.answerComponents(shown, r.userMessageID, r.askerID)
-		}
+	if r.withButtons && buttons != "" {
+		data.Components = r.b.answerComponents(buttons, r.userMessageID, r.askerID)
 	}
 	id, err := createMessage(ctx, r.b.session, r.channelID, data)
 	if err != nil {
@@ -360,9 +367,6 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 		return "", err
 	}
 	delete(r.nonces, slot)
-	if slot == 0 {
-		r.shown = shown
-	}
 	return id, nil
 }
 
@@ -484,7 +488,15 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	}
 	<-rendered
 	if r.withButtons && len(r.sent) > 0 {
-		b.goRetireAgain(ctx, req.ChannelID, r.sent[0].id)
+		last := len(r.sent) - 1
+		for _, m := range r.sent[:last] {
+			if m.buttons != "" {
+				// An edit left it there (edits refused or failing): one
+				// more try; a press of it is refused with a reason anyway.
+				b.goDropButtons(ctx, req.ChannelID, m.id)
+			}
+		}
+		b.goRetireAgain(ctx, req.ChannelID, r.sent[last].id)
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)

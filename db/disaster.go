@@ -31,13 +31,18 @@ type DisasterEvent struct {
 	ChannelID  string     `db:"channel_id"`
 	CreatedAt  time.Time  `db:"created_at"`
 	UpdatedAt  time.Time  `db:"updated_at"`
+	// PostStartedAt is the claim of a write of the event's message under
+	// way, its post or an edit (ClaimDisasterPost): nil when none is. Left
+	// without a message id after the post's time is up, it is a post whose
+	// outcome is unknown.
+	PostStartedAt *time.Time `db:"post_started_at"`
 }
 
 // Posted reports whether the event has its Discord message.
 func (e DisasterEvent) Posted() bool { return e.MessageID != "" }
 
 const disasterColumns = `kind, event_key, report, reported_at, occurred_at, title, content, severity, active,
-message_id, channel_id, created_at, updated_at`
+message_id, channel_id, created_at, updated_at, post_started_at`
 
 // LockDisasterEvent returns the row of (kind, key), creating an empty one
 // first, locked until tx ends: a second poller waits here until the first
@@ -70,6 +75,50 @@ WHERE kind = $1 AND event_key = $2`,
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("save %s event %s: %w", e.Kind, e.Key, ErrNotFound)
+	}
+	return nil
+}
+
+// ClaimDisasterPost sets the claim of a write of (kind, key)'s message
+// (its post, or an edit) to at, if the claim is still prev (nil: none): a
+// claim is taken by one poller only. It reports whether this call took it.
+func ClaimDisasterPost(ctx context.Context, q Querier, kind, key string, at time.Time, prev *time.Time) (bool, error) {
+	tag, err := q.Exec(ctx, `UPDATE disaster_events SET post_started_at = $3
+WHERE kind = $1 AND event_key = $2 AND post_started_at IS NOT DISTINCT FROM $4`,
+		kind, key, at.UTC(), utcPtr(prev))
+	if err != nil {
+		return false, fmt.Errorf("claim the post of %s event %s: %w", kind, key, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ReleaseDisasterPost drops the claim at of a write of (kind, key)'s
+// message that surely changed nothing: the next poll may try again.
+func ReleaseDisasterPost(ctx context.Context, q Querier, kind, key string, at time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE disaster_events SET post_started_at = NULL
+WHERE kind = $1 AND event_key = $2 AND post_started_at = $3`, kind, key, at.UTC())
+	if err != nil {
+		return fmt.Errorf("release the post of %s event %s: %w", kind, key, err)
+	}
+	return nil
+}
+
+// RecordDisasterPost writes e, its message included, into its row and
+// drops the claim at of the write (a post, or an edit of e's message), if
+// the claim is still at: ErrNotFound when another poller took the claim
+// over or recorded another message meanwhile.
+func RecordDisasterPost(ctx context.Context, q Querier, e DisasterEvent, at time.Time) error {
+	tag, err := q.Exec(ctx, `
+UPDATE disaster_events SET report = $3, reported_at = $4, occurred_at = $5, title = $6, content = $7,
+    severity = $8, active = $9, message_id = $10, channel_id = $11, updated_at = now(), post_started_at = NULL
+WHERE kind = $1 AND event_key = $2 AND message_id IN ('', $10) AND post_started_at = $12`,
+		e.Kind, e.Key, e.Report, utcPtr(e.ReportedAt), utcPtr(e.OccurredAt), e.Title, e.Content,
+		e.Severity, e.Active, e.MessageID, e.ChannelID, at.UTC())
+	if err != nil {
+		return fmt.Errorf("record the post of %s event %s: %w", e.Kind, e.Key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("record the post of %s event %s: %w", e.Kind, e.Key, ErrNotFound)
 	}
 	return nil
 }

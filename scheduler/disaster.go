@@ -11,9 +11,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -88,27 +91,121 @@ type disasterMessage struct {
 	EnforceNonce    bool                              `json:"enforce_nonce,omitempty"`
 }
 
+// errMaybePosted marks a failed post whose message may exist all the
+// same: the request went out and no answer said it was refused (none came,
+// a 5xx, or one without the message).
+var errMaybePosted = errors.New("the message may have been posted")
+
+// errNotThere is a look for a message (find) that saw it is not there.
+var errNotThere = errors.New("not among the channel's recent messages")
+
 // post creates the message and returns its id. A bot message carries
-// nonce, enforced, so that a retry after a lost answer (or a crash before
-// the row was written) within Discord's window shows it once.
+// nonce, enforced, so that a retry after a lost answer within Discord's
+// window shows it once; a webhook takes no nonce. A webhook post waits
+// for the message (wait=true), so that its id comes back with it. An error
+// wrapping errMaybePosted leaves the outcome unknown; any other says no
+// message was made.
 func (d DisasterDest) post(ctx context.Context, m disasterMessage) (string, error) {
 	ctx, cancel := d.deadline(ctx)
 	defer cancel()
+	// Whether the request was written decides what a failure means: one
+	// that never left cannot have made a message.
+	var wrote atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			wrote.Store(true)
+		}
+	}})
+	maybe := func(err error) error {
+		if wrote.Load() {
+			return fmt.Errorf("%w: %w", errMaybePosted, err)
+		}
+		return err
+	}
 	if d.WebhookURL != "" {
 		m.Nonce = "" // webhooks take no nonce
-		raw, err := d.webhook(ctx, http.MethodPost, withWait(d.WebhookURL), m)
-		if err != nil {
-			return "", err
+		raw, status, err := d.webhookStatus(ctx, http.MethodPost, withWait(d.WebhookURL), &m)
+		switch {
+		case err != nil && status != 0 && status < 500:
+			return "", err // refused: Discord made nothing
+		case err != nil:
+			return "", maybe(err)
 		}
-		return messageID(raw)
+		id, err := messageID(raw)
+		if err != nil {
+			return "", maybe(err)
+		}
+		return id, nil
 	}
 	m.EnforceNonce = m.Nonce != ""
 	endpoint := discordgo.EndpointChannelMessages(d.ChannelID)
 	raw, err := d.Discord.RequestWithBucketID(http.MethodPost, endpoint, m, endpoint, discordgo.WithContext(ctx))
-	if err != nil && !errors.Is(err, discordgo.ErrJSONUnmarshal) {
+	var rerr *discordgo.RESTError
+	switch {
+	case errors.As(err, &rerr) && rerr.Response != nil && rerr.Response.StatusCode < 500:
 		return "", fmt.Errorf("post to channel %s: %w", d.ChannelID, err)
+	case err != nil && !errors.Is(err, discordgo.ErrJSONUnmarshal):
+		return "", maybe(fmt.Errorf("post to channel %s: %w", d.ChannelID, err))
 	}
-	return messageID(raw)
+	id, err := messageID(raw)
+	if err != nil {
+		return "", maybe(err)
+	}
+	return id, nil
+}
+
+// find looks for a message with content among the destination channel's
+// recent messages (the webhook's or the bot's own), posted since about
+// since: its id, errNotThere when the messages looked at reach back before
+// since without it, or another error when it cannot tell. A webhook alone
+// cannot list messages: the webhook's channel is read with the bot's
+// session, when the bot runs and may read the channel's history.
+func (d DisasterDest) find(ctx context.Context, content string, since time.Time) (string, error) {
+	ctx, cancel := d.deadline(ctx)
+	defer cancel()
+	if d.Discord == nil {
+		return "", errors.New("find message: no bot session to read the channel with")
+	}
+	channel, webhookID := d.ChannelID, ""
+	if d.WebhookURL != "" {
+		raw, _, err := d.webhookStatus(ctx, http.MethodGet, d.WebhookURL, nil)
+		if err != nil {
+			return "", fmt.Errorf("find message: %w", err)
+		}
+		var wh struct {
+			ID        string `json:"id"`
+			ChannelID string `json:"channel_id"`
+		}
+		if err := json.Unmarshal(raw, &wh); err != nil || wh.ChannelID == "" {
+			return "", errors.New("find message: the webhook's answer names no channel")
+		}
+		channel, webhookID = wh.ChannelID, wh.ID
+		if u, err := url.Parse(d.WebhookURL); err == nil && u.Query().Get("thread_id") != "" {
+			channel = u.Query().Get("thread_id") // the webhook posts into that thread
+		}
+	}
+	const limit = 100
+	endpoint := discordgo.EndpointChannelMessages(channel)
+	raw, err := d.Discord.RequestWithBucketID(http.MethodGet, fmt.Sprintf("%s?limit=%d", endpoint, limit), nil, endpoint, discordgo.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("find message in channel %s: %w", channel, err)
+	}
+	var msgs []*discordgo.Message
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return "", fmt.Errorf("find message in channel %s: %w", channel, err)
+	}
+	want := strings.TrimSpace(content)
+	for _, m := range msgs {
+		mine := m.WebhookID == webhookID && (webhookID != "" || m.Author != nil && m.Author.Bot)
+		if mine && strings.TrimSpace(m.Content) == want {
+			return m.ID, nil
+		}
+	}
+	// A minute of slack for clocks that disagree.
+	if len(msgs) < limit || msgs[len(msgs)-1].Timestamp.Before(since.Add(-time.Minute)) {
+		return "", errNotThere
+	}
+	return "", fmt.Errorf("find message in channel %s: its last %d messages do not reach back to %s", channel, limit, since.Format(time.RFC3339))
 }
 
 // edit replaces the content of message id; it pings no one.
@@ -149,15 +246,28 @@ func withWait(u string) string {
 }
 
 func (d DisasterDest) webhook(ctx context.Context, method, u string, m disasterMessage) ([]byte, error) {
-	body, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("webhook: encode: %w", err)
+	raw, _, err := d.webhookStatus(ctx, method, u, &m)
+	return raw, err
+}
+
+// webhookStatus sends m (nil: no body) to the webhook URL u and returns
+// the answer's body and status (0 when none came).
+func (d DisasterDest) webhookStatus(ctx context.Context, method, u string, m *disasterMessage) ([]byte, int, error) {
+	var body io.Reader = http.NoBody
+	if m != nil {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, 0, fmt.Errorf("webhook: encode: %w", err)
+		}
+		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return nil, errors.New("webhook: invalid webhook URL") // never quote the token
+		return nil, 0, errors.New("webhook: invalid webhook URL") // never quote the token
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if m != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	hc := d.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
@@ -168,14 +278,14 @@ func (d DisasterDest) webhook(ctx context.Context, method, u string, m disasterM
 		if errors.As(err, &uerr) {
 			err = uerr.Unwrap() // drop the *url.Error that quotes the token
 		}
-		return nil, fmt.Errorf("webhook %s: %w", method, err)
+		return nil, 0, fmt.Errorf("webhook %s: %w", method, err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("webhook %s: %s: %s", method, resp.Status, strings.TrimSpace(string(raw[:min(len(raw), 512)])))
+		return nil, resp.StatusCode, fmt.Errorf("webhook %s: %s: %s", method, resp.Status, strings.TrimSpace(string(raw[:min(len(raw), 512)])))
 	}
-	return raw, nil
+	return raw, resp.StatusCode, nil
 }
 
 func messageID(raw []byte) (string, error) {
@@ -568,8 +678,9 @@ type event struct {
 }
 
 // apply brings the event's row and message to the report, once across
-// processes: the row stays locked from the check to the record of the
-// message, so a second poller waits and then finds the report applied.
+// processes: the row is locked while it is read and decided on, so a
+// second poller waits and then finds the report applied, or its write
+// claimed (postEvent, editEvent). No lock is held across a Discord call.
 func (d *Disaster) apply(ctx context.Context, ev event) error {
 	tx, err := d.o.DB.Begin(ctx)
 	if err != nil {
@@ -580,8 +691,8 @@ func (d *Disaster) apply(ctx context.Context, ev event) error {
 	if err != nil {
 		return err
 	}
-	if row.Report == ev.report && (row.Posted() || !ev.qualifies) {
-		return nil
+	if row.Report == ev.report && (row.Posted() || !ev.qualifies || row.PostStartedAt != nil) {
+		return nil // applied, or its post given up (postEvent)
 	}
 	log := d.log.With("kind", ev.kind, "event", ev.key, "report", ev.report)
 	saved := row
@@ -590,31 +701,9 @@ func (d *Disaster) apply(ctx context.Context, ev event) error {
 	switch {
 	case row.Posted() && mentionText(row.Content, ev.post.Content) != row.Content:
 		saved.Content = mentionText(row.Content, ev.post.Content)
-		if err := d.o.Dest.edit(ctx, row.MessageID, saved.Content); err != nil {
-			// Discord is away or refuses: the list is read whole next
-			// time and the edit tried again; the row keeps the text shown.
-			log.Warn("disaster post not edited; the next poll tries again", "message_id", row.MessageID, "err", err)
-			d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
-			return nil
-		}
-		log.Info("disaster post edited", "message_id", row.MessageID)
+		return d.editEvent(ctx, tx, row, saved, ev, log)
 	case !row.Posted() && ev.qualifies:
-		content, mentions := ev.post.Content, noPings()
-		switch ev.mention {
-		case "":
-		case "everyone":
-			content, mentions = "@everyone "+content, &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{discordgo.AllowedMentionTypeEveryone}}
-		default:
-			content, mentions = "<@&"+ev.mention+"> "+content, &discordgo.MessageAllowedMentions{Roles: []string{ev.mention}}
-		}
-		id, err := d.o.Dest.post(ctx, disasterMessage{Content: content, AllowedMentions: mentions, Nonce: disasterNonce(ev.kind, ev.key)})
-		if err != nil {
-			log.Warn("disaster post failed; the next poll tries again", "err", err)
-			d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
-			return nil
-		}
-		saved.MessageID, saved.ChannelID, saved.Content = id, d.o.Dest.where(), content
-		log.Info("disaster posted", "message_id", id, "title", ev.post.Title)
+		return d.postEvent(ctx, tx, row, saved, ev, log)
 	default:
 		if row.Posted() {
 			saved.Content = row.Content
@@ -624,6 +713,151 @@ func (d *Disaster) apply(ctx context.Context, ev event) error {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// nonceWindow is how long after a bot message's first try a retry with
+// the same nonce is surely made one message by Discord, which remembers
+// an enforced nonce for "the past few minutes".
+const nonceWindow = 2 * time.Minute
+
+// claimTTL is how long a post's claim keeps other pollers off: the post's
+// deadline and some. A claim older than that without a message id is a
+// post whose outcome is unknown.
+func (d *Disaster) claimTTL() time.Duration {
+	t := d.o.Dest.Timeout
+	if t <= 0 {
+		t = 15 * time.Second
+	}
+	return t + 30*time.Second
+}
+
+// postEvent posts the event's first message (row is its locked row, saved
+// the row as the report has it), and commits tx before the POST, so that
+// no row lock is held across a network call. What holds:
+//
+//   - The claim (post_started_at) is committed before the POST; a poller
+//     that finds a claim younger than claimTTL leaves the event to its
+//     owner. The message id is recorded with the report in one statement
+//     as soon as the POST answers: a webhook is executed with wait=true,
+//     which returns the message.
+//   - A POST that surely made no message (refused with a 4xx, or never
+//     sent) drops the claim, and the next poll posts again.
+//   - A claim found older than claimTTL without a message id is a post of
+//     unknown outcome: its answer was lost, or its process died before the
+//     record. The poller takes the claim over and looks for the message
+//     among the destination channel's last 100 messages (find; for a
+//     webhook, in the webhook's channel, read with the bot's session).
+//     Found, it is recorded and not posted again; seen not to be there, it
+//     is posted. A bot message is also posted again within nonceWindow of
+//     the first try, with the same nonce, which Discord makes one message.
+//   - Otherwise (a webhook without a bot that may read its channel, or
+//     Discord not answering the look) the event is given up with a
+//     warning: at most once. An earthquake shown twice, ping and all, is
+//     the worse mistake, and a request that went out most likely arrived.
+func (d *Disaster) postEvent(ctx context.Context, tx pgx.Tx, row, saved db.DisasterEvent, ev event, log *slog.Logger) error {
+	now := d.o.Now().UTC().Truncate(time.Microsecond) // as Postgres keeps it
+	prev := row.PostStartedAt
+	if prev != nil && now.Sub(*prev) < d.claimTTL() {
+		// Another poller is posting it, or was a moment ago: its record
+		// comes, or the next poll looks again.
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
+		return tx.Commit(ctx)
+	}
+	claimed, err := db.ClaimDisasterPost(ctx, tx, ev.kind, ev.key, now, prev)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s event %s: claim the post: %w", ev.kind, ev.key, err)
+	}
+	if !claimed {
+		return nil // the locked row said otherwise; cannot happen
+	}
+	content, mentions := ev.post.Content, noPings()
+	switch ev.mention {
+	case "":
+	case "everyone":
+		content, mentions = "@everyone "+content, &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{discordgo.AllowedMentionTypeEveryone}}
+	default:
+		content, mentions = "<@&"+ev.mention+"> "+content, &discordgo.MessageAllowedMentions{Roles: []string{ev.mention}}
+	}
+	saved.ChannelID, saved.Content = d.o.Dest.where(), content
+	if prev != nil {
+		id, err := d.o.Dest.find(ctx, content, *prev)
+		switch {
+		case err == nil:
+			log.Info("disaster post of unknown outcome found; recorded, not posted again", "message_id", id, "started_at", *prev)
+			return d.recordPost(ctx, saved, id, now, log)
+		case errors.Is(err, errNotThere):
+			log.Info("disaster post of unknown outcome is not in the channel; posting it", "started_at", *prev)
+		case d.o.Dest.WebhookURL == "" && now.Sub(*prev) < nonceWindow:
+			log.Info("disaster post of unknown outcome posted again with its nonce", "started_at", *prev, "err", err)
+		default:
+			log.Warn("disaster post of unknown outcome not posted again: it may be in the channel already and cannot be looked for",
+				"started_at", *prev, "err", err)
+			saved.ChannelID, saved.Content = row.ChannelID, ev.post.Content
+			// The claim stays: this report is not tried again.
+			return db.SaveDisasterEvent(context.WithoutCancel(ctx), d.o.DB, saved)
+		}
+	}
+	id, err := d.o.Dest.post(ctx, disasterMessage{Content: content, AllowedMentions: mentions, Nonce: disasterNonce(ev.kind, ev.key)})
+	if err != nil {
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
+		if errors.Is(err, errMaybePosted) {
+			log.Warn("disaster post's outcome unknown; a later poll looks for it before posting again", "err", err)
+			return nil
+		}
+		log.Warn("disaster post failed; the next poll tries again", "err", err)
+		return db.ReleaseDisasterPost(context.WithoutCancel(ctx), d.o.DB, ev.kind, ev.key, now)
+	}
+	log.Info("disaster posted", "message_id", id, "title", ev.post.Title)
+	return d.recordPost(ctx, saved, id, now, log)
+}
+
+// editEvent edits the event's message to saved's text (row is its locked
+// row) under the same claim as a post: taken and committed before the
+// PATCH, so that no row lock is held across it and a poller with an older
+// report cannot edit in between. A claim its process left behind (it died
+// mid-edit) is taken over once claimTTL is up: an edit is safe to repeat.
+func (d *Disaster) editEvent(ctx context.Context, tx pgx.Tx, row, saved db.DisasterEvent, ev event, log *slog.Logger) error {
+	now := d.o.Now().UTC().Truncate(time.Microsecond)
+	if prev := row.PostStartedAt; prev != nil && now.Sub(*prev) < d.claimTTL() {
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office)) // look again next poll
+		return tx.Commit(ctx)
+	}
+	claimed, err := db.ClaimDisasterPost(ctx, tx, ev.kind, ev.key, now, row.PostStartedAt)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s event %s: claim the edit: %w", ev.kind, ev.key, err)
+	}
+	if !claimed {
+		return nil // the locked row said otherwise; cannot happen
+	}
+	if err := d.o.Dest.edit(ctx, row.MessageID, saved.Content); err != nil {
+		// Discord is away or refuses: the list is read whole next time
+		// and the edit tried again; the row keeps the text shown.
+		log.Warn("disaster post not edited; the next poll tries again", "message_id", row.MessageID, "err", err)
+		d.o.JMA.Forget(sourcePath(ev.kind, d.o.Office))
+		return db.ReleaseDisasterPost(context.WithoutCancel(ctx), d.o.DB, ev.kind, ev.key, now)
+	}
+	log.Info("disaster post edited", "message_id", row.MessageID)
+	return d.recordPost(ctx, saved, row.MessageID, now, log)
+}
+
+// recordPost records message id of saved's event, posted or edited under
+// the claim at. It is written even when ctx is done: the message is.
+func (d *Disaster) recordPost(ctx context.Context, saved db.DisasterEvent, id string, at time.Time, log *slog.Logger) error {
+	saved.MessageID = id
+	err := db.RecordDisasterPost(context.WithoutCancel(ctx), d.o.DB, saved, at)
+	if errors.Is(err, db.ErrNotFound) {
+		// Another poller took the claim over: only a write slower than
+		// claimTTL gets here. After a post the event may show twice.
+		log.Error("disaster post's claim taken over by another poller meanwhile; the event may show twice", "message_id", id)
+		return nil
+	}
+	return err
 }
 
 // mentionText keeps the ping a message started with when its text is

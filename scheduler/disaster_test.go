@@ -436,3 +436,159 @@ func TestWeatherWarningRaisedToSpecial(t *testing.T) {
 		t.Errorf("the special warning's post:\n%s", msgs[1].Content)
 	}
 }
+
+// An earthquake is posted once though a post's answer is lost or its
+// process dies between the POST and the record: a later poll looks for the
+// message in the channel and records it (later reports edit it) instead of
+// posting again; where it cannot look, it gives up rather than post twice.
+func TestQuakePostedOnceWhenTheOutcomeIsUnknown(t *testing.T) {
+	const quakeKey = "20260110090012"
+	const hookChannel = "556"
+	tests := []struct {
+		name    string
+		webhook bool
+		noBot   bool // a webhook without the bot's session: the channel cannot be read
+		prep    func(e *disasterEnv, channel string)
+		// crash leaves the row as a process that died after its claim
+		// would: posted (the message exists) or not.
+		crash  func(t *testing.T, e *disasterEnv, posted bool)
+		posted bool
+		// wantRecorded: the row ends with the message's id, so later
+		// reports edit it.
+		wantRecorded bool
+		wantLog      string
+	}{
+		{name: "webhook, 500 after the post", webhook: true,
+			prep: func(e *disasterEnv, ch string) { e.discord.LoseCreateResponses(ch, 1, discordtest.LossServerError) }, wantRecorded: true},
+		{name: "webhook, no answer in time", webhook: true,
+			prep: func(e *disasterEnv, ch string) { e.discord.LoseCreateResponses(ch, 1, discordtest.LossTimeout) }, wantRecorded: true},
+		{name: "webhook, unreadable answer", webhook: true,
+			prep: func(e *disasterEnv, ch string) { e.discord.LoseCreateResponses(ch, 1, discordtest.LossGarbage) }, wantRecorded: true},
+		{name: "bot message, 500 after the post",
+			prep: func(e *disasterEnv, ch string) { e.discord.LoseCreateResponses(ch, 1, discordtest.LossServerError) }, wantRecorded: true},
+		{name: "webhook, crash after the post", webhook: true, crash: crashAfterClaim, posted: true, wantRecorded: true},
+		{name: "webhook, crash before the post", webhook: true, crash: crashAfterClaim, posted: false, wantRecorded: true},
+		{name: "webhook only, crash after the post", webhook: true, noBot: true, crash: crashAfterClaim, posted: true,
+			wantLog: "disaster post of unknown outcome not posted again"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newDisasterEnv(t)
+			channel := disasterChannel
+			if tc.webhook {
+				channel = hookChannel
+				e.discord.AddWebhook("901", "quake-token", hookChannel)
+				e.opts.Dest = DisasterDest{WebhookURL: e.discord.URL() + "api/v10/webhooks/901/quake-token", Timeout: 500 * time.Millisecond}
+				if !tc.noBot {
+					e.opts.Dest.Discord = e.discord.session
+				}
+			}
+			if tc.prep != nil {
+				tc.prep(e, channel)
+			}
+			e.jma.serve(disaster.QuakeListPath, "quake_01_sokuhou.json")
+			if tc.crash != nil {
+				tc.crash(t, e, tc.posted)
+			} else {
+				run(t, e.poller(nil))
+			}
+			// The job runs again, and again once the claim's time is up.
+			run(t, e.poller(nil))
+			e.clock.set("2026-01-10 09:07")
+			run(t, e.poller(nil))
+			run(t, e.poller(nil))
+
+			msgs := e.discord.Messages(channel)
+			if len(msgs) != 1 {
+				t.Fatalf("%d messages in the channel, want 1", len(msgs))
+			}
+			ev, err := db.GetDisasterEvent(context.Background(), e.pool, db.DisasterQuake, quakeKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ev.MessageID == msgs[0].ID; got != tc.wantRecorded {
+				t.Fatalf("row's message %q, the channel's %q: recorded %v, want %v", ev.MessageID, msgs[0].ID, got, tc.wantRecorded)
+			}
+			if tc.wantLog != "" && !strings.Contains(e.logs.String(), tc.wantLog) {
+				t.Errorf("log lacks %q:\n%s", tc.wantLog, e.logs.String())
+			}
+			if !tc.wantRecorded {
+				return
+			}
+			// The next report edits the one message.
+			e.clock.set("2026-01-10 09:08")
+			e.jma.serve(disaster.QuakeListPath, "quake_02_detail.json")
+			run(t, e.poller(nil))
+			msgs = e.discord.Messages(channel)
+			if len(msgs) != 1 || msgs[0].Edits != 1 || !strings.Contains(msgs[0].Content, "M5.6") {
+				t.Fatalf("after the next report: %d messages, want the one edited", len(msgs))
+			}
+		})
+	}
+}
+
+// crashAfterClaim leaves the earthquake's row as a process leaves it that
+// died after claiming the post, before recording it: with the message
+// posted (the POST went through) or not.
+func crashAfterClaim(t *testing.T, e *disasterEnv, posted bool) {
+	t.Helper()
+	ctx := context.Background()
+	if posted {
+		run(t, e.poller(nil))
+	}
+	_, err := e.pool.Exec(ctx, `INSERT INTO disaster_events (kind, event_key) VALUES ('quake', '20260110090012')
+ON CONFLICT (kind, event_key) DO UPDATE SET report = '', title = '', content = '', message_id = '', channel_id = ''`)
+	if err == nil {
+		_, err = e.pool.Exec(ctx, `UPDATE disaster_events SET post_started_at = $1 WHERE kind = 'quake' AND event_key = '20260110090012'`, e.clock.now())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An edit is claimed like a post: a claim under way keeps other pollers
+// off, and one its process left behind (it died mid-edit) is taken over
+// once its time is up, so the later report still shows.
+func TestQuakeEditClaimLeftByACrashIsTakenOver(t *testing.T) {
+	e := newDisasterEnv(t)
+	e.jma.serve(disaster.QuakeListPath, "quake_01_sokuhou.json")
+	run(t, e.poller(nil))
+	if _, err := e.pool.Exec(context.Background(), `UPDATE disaster_events SET post_started_at = $1
+WHERE kind = 'quake' AND event_key = '20260110090012'`, e.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	e.jma.serve(disaster.QuakeListPath, "quake_02_detail.json")
+	run(t, e.poller(nil))
+	if msgs := e.messages(); len(msgs) != 1 || msgs[0].Edits != 0 {
+		t.Fatalf("with another poller's edit under way: %d messages, edits %d; want the one, unedited", len(msgs), msgs[0].Edits)
+	}
+	e.clock.set("2026-01-10 09:08")
+	d := e.poller(nil)
+	run(t, d)
+	run(t, d)
+	msgs := e.messages()
+	if len(msgs) != 1 || msgs[0].Edits != 1 || !strings.Contains(msgs[0].Content, "M5.6") {
+		t.Fatalf("after the claim's time: %d messages, edits %d; want the one, edited once", len(msgs), msgs[0].Edits)
+	}
+	ev, err := db.GetDisasterEvent(context.Background(), e.pool, db.DisasterQuake, "20260110090012")
+	if err != nil || ev.PostStartedAt != nil || !strings.Contains(ev.Content, "M5.6") {
+		t.Fatalf("row after the edit: claim %v, content recorded %v, err %v", ev.PostStartedAt, strings.Contains(ev.Content, "M5.6"), err)
+	}
+}
+
+// A post Discord refused made no message: the next poll posts at once,
+// without waiting out the claim.
+func TestQuakeRefusedPostIsPostedByTheNextPoll(t *testing.T) {
+	e := newDisasterEnv(t)
+	e.discord.AddWebhook("901", "quake-token", "556")
+	base := e.discord.URL() + "api/v10/webhooks/901/"
+	e.jma.serve(disaster.QuakeListPath, "quake_01_sokuhou.json")
+	run(t, e.poller(func(o *DisasterOptions) { o.Dest = DisasterDest{WebhookURL: base + "wrong-token"} }))
+	if msgs := e.discord.Messages("556"); len(msgs) != 0 {
+		t.Fatalf("%d messages through a refused webhook", len(msgs))
+	}
+	run(t, e.poller(func(o *DisasterOptions) { o.Dest = DisasterDest{WebhookURL: base + "quake-token"} }))
+	if msgs := e.discord.Messages("556"); len(msgs) != 1 {
+		t.Fatalf("%d messages after the webhook was fixed, want 1", len(msgs))
+	}
+}

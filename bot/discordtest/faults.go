@@ -99,9 +99,9 @@ type lossRule struct {
 	how       Loss
 }
 
-// LoseCreateResponses makes the next n message creations in channelID
-// happen, while the client is answered as how says: it cannot know the
-// message exists.
+// LoseCreateResponses makes the next n message creations in channelID (by
+// the bot or through a webhook) happen, while the client is answered as how
+// says: it cannot know the message exists.
 func (s *Server) LoseCreateResponses(channelID string, n int, how Loss) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -44,7 +44,11 @@ func (s *Server) webhookLocked(id, token string, wait bool, body json.RawMessage
 	}
 	res := s.createLocked(wh.channelID, id, id, in)
 	if res.status == 200 && !wait {
-		return response{status: http.StatusNoContent, msg: res.msg, body: nil}
+		res = response{status: http.StatusNoContent, msg: res.msg, body: nil}
+	}
+	if res.msg != nil {
+		// LoseCreateResponses covers a webhook's posts in its channel too.
+		res.lost = s.takeLossLocked(wh.channelID)
 	}
 	return res
 }
