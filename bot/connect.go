@@ -181,7 +181,7 @@ func (b *Bot) connectLoop(ctx context.Context, first chan struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		d := diagnoseConnect(err)
+		d := diagnoseConnect(err, b.opts.APIBase)
 		wait, state := backoff, StateConnecting
 		if d.OperatorMustAct {
 			wait, state = b.opts.OperatorRetry, StateWaiting
@@ -265,6 +265,7 @@ func (b *Bot) connectOnce(ctx context.Context) error {
 			err = nil
 		}
 		if err != nil {
+			rebaseURLError(err, b.opts.APIBase)
 			return fmt.Errorf("open discord gateway: %w", err)
 		}
 	case <-ctx.Done():
