@@ -159,6 +159,9 @@ type Bot struct {
 	missed     *missed   // the catch-up of the next READY
 	dropped    time.Time // when a lost gateway last proved alive, until connected again
 
+	// deferAfter is deferDeadline unless a test shortens it.
+	deferAfter time.Duration
+
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected
 	commandsDiag    *Diagnosis // slash commands Discord refused

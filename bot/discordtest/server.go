@@ -77,6 +77,7 @@ type Server struct {
 	commands     []*discordgo.ApplicationCommand
 	responses    []InteractionResponse
 	interactions map[string]*interaction // by id, as dispatched
+	answerWithin time.Duration           // SetInteractionDeadline's; 0: Discord's 3 s
 
 	// Gateway.
 	conns      map[*gatewayConn]bool
