@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -347,8 +349,8 @@ func (b *Bot) catchUpGuild(ctx context.Context, g *discordgo.Guild) {
 		return
 	}
 	type recent struct {
-		ch db.DiscordChannel
-		at time.Time
+		ch   db.DiscordChannel
+		last uint64 // the last message's id: snowflakes grow with time
 	}
 	var chs []recent
 	for _, c := range slices.Concat(g.Channels, g.Threads) {
@@ -356,12 +358,13 @@ func (b *Bot) catchUpGuild(ctx context.Context, g *discordgo.Guild) {
 			continue
 		}
 		at, err := discordgo.SnowflakeTimestamp(c.LastMessageID)
-		if err != nil || !at.After(p.since) {
+		last, perr := strconv.ParseUint(c.LastMessageID, 10, 64)
+		if err != nil || perr != nil || !at.After(p.since) {
 			continue
 		}
-		chs = append(chs, recent{db.DiscordChannel{GuildID: g.ID, ChannelID: c.ID}, at})
+		chs = append(chs, recent{db.DiscordChannel{GuildID: g.ID, ChannelID: c.ID}, last})
 	}
-	slices.SortFunc(chs, func(a, b recent) int { return b.at.Compare(a.at) })
+	slices.SortFunc(chs, func(a, b recent) int { return cmp.Compare(b.last, a.last) })
 	ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
 	defer cancel()
 	answered, told, skipped := 0, 0, 0

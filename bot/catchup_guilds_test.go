@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 	"github.com/yorozu-bot/yorozu/internal/logtest"
 )
@@ -132,5 +135,45 @@ func TestRestartCatchesUpEveryChannel(t *testing.T) {
 	waitText("了解です。", "了解です。")
 	if reqs := third.requests(); len(reqs) != 1 || reqs[0].Text != "もう一度" {
 		t.Errorf("after a second restart answered %+v, want only the new mention", reqs)
+	}
+}
+
+// A catch-up reads at most catchUpChannels of a server's channels with new
+// messages, the newest first, and says that it left the others; a channel
+// with a conversation read at READY is not read again.
+func TestGuildCatchUpIsBounded(t *testing.T) {
+	t.Parallel()
+	claims := &fakeClaims{channels: []db.DiscordChannel{{GuildID: discordtest.DefaultGuildID, ChannelID: "600"}}}
+	h, logs := startFaulty(t, nil, withClaims(claims, time.Minute))
+	h.bot.Leave()
+	guild := discordtest.DefaultGuildID
+	const n = catchUpChannels + 5
+	for i := range n {
+		id := strconv.Itoa(600 + i)
+		h.srv.AddChannel(id)
+		h.srv.PutChannelInGuild(id, guild)
+		h.srv.SendMessage(&discordgo.Message{ChannelID: id, GuildID: guild, Author: &discordgo.User{ID: "u1", Username: "u1"},
+			Content: "雑談"})
+	}
+	h.bot.CatchUpNext(time.Now().Add(-time.Minute), false)
+	if err := h.bot.Start(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := logs.WaitFor(h.ctx, regexp.MustCompile(`too many channels with new messages.* skipped=4 `)); err != nil {
+		t.Fatalf("no line about the channels left: %v\n%s", err, logs)
+	}
+	reads := map[string]int{}
+	for _, c := range h.srv.Calls() {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(c.Path, "/channels/"), "/messages"); ok && c.Method == "GET" {
+			reads[id]++
+		}
+	}
+	if len(reads) != catchUpChannels+1 || reads["600"] != 1 {
+		t.Errorf("read %d channels (%d times the one with a conversation), want %d, each once", len(reads), reads["600"], catchUpChannels+1)
+	}
+	for i := range 4 { // the oldest, but for the one read at READY
+		if id := strconv.Itoa(601 + i); reads[id] != 0 {
+			t.Errorf("read channel %s, one of the oldest", id)
+		}
 	}
 }
