@@ -262,7 +262,12 @@ type missed struct {
 func (b *Bot) catchUp(ctx context.Context, resumed bool, guilds []string) {
 	b.mu.Lock()
 	m, dropped := b.missed, b.dropped
-	b.missed, b.dropped, b.pendingGuilds = nil, time.Time{}, nil
+	b.missed, b.dropped = nil, time.Time{}
+	if !resumed {
+		// A new session: the servers an older one waited for come again.
+		// A resumed one gets the GUILD_CREATEs it had not yet replayed.
+		b.pendingGuilds = nil
+	}
 	b.mu.Unlock()
 	if !resumed && !dropped.IsZero() && b.opts.Claims != nil {
 		since := dropped.Add(-droppedSlack)
@@ -335,6 +340,9 @@ const catchUpGuildWait = time.Minute
 // already. The others cannot hold a missed mention, so a server of
 // hundreds of quiet channels costs no reads.
 func (b *Bot) catchUpGuild(ctx context.Context, g *discordgo.Guild) {
+	if g == nil || g.Unavailable {
+		return // in an outage: it comes again with its channels
+	}
 	b.mu.Lock()
 	p := b.pendingGuilds
 	waited := p != nil && p.guilds[g.ID]
