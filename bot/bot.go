@@ -158,6 +158,12 @@ type Bot struct {
 	seen       seenSet   // messages queued lately
 	missed     *missed   // the catch-up of the next READY
 	dropped    time.Time // when a lost gateway last proved alive, until connected again
+	// pendingGuilds is the catch-up of the last READY, waiting for its
+	// servers' channels.
+	pendingGuilds *guildCatchUp
+
+	// deferAfter is deferDeadline unless a test shortens it.
+	deferAfter time.Duration
 
 	state           State
 	gatewayDiag     *Diagnosis // why the gateway is not connected

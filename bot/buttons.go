@@ -16,12 +16,6 @@ import (
 // this file turns a press (a MESSAGE_COMPONENT interaction) into a
 // commands.Press and its commands.PressReply into Discord's response.
 
-// pressDeadline is how long a press may take before it is acknowledged
-// with a deferred update and answered afterwards: Discord drops an
-// interaction not answered within 3 seconds, and the network needs some of
-// them.
-const pressDeadline = 2500 * time.Millisecond
-
 // expiredButtonReply answers a press no Buttons claims: a button of an
 // older version, whose handler is gone.
 const expiredButtonReply = "このボタンはもう使えません。"
@@ -29,8 +23,6 @@ const expiredButtonReply = "このボタンはもう使えません。"
 // buttonSet is what AddButtons declared. Guarded by Bot.mu.
 type buttonSet struct {
 	list []commands.Buttons
-	// deferAfter is pressDeadline unless a test shortens it.
-	deferAfter time.Duration
 }
 
 // AddButtons answers the presses of the buttons whose custom ids start
@@ -92,7 +84,6 @@ func (b *Bot) onPress(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	if ok {
 		b.wg.Add(1)
 	}
-	deferAfter := b.buttons.deferAfter
 	b.mu.Unlock()
 	if !known {
 		b.goRespond(s, i, expiredButtonReply)
@@ -101,13 +92,10 @@ func (b *Bot) onPress(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	if !ok {
 		return
 	}
-	if deferAfter <= 0 {
-		deferAfter = pressDeadline
-	}
 	go func() {
 		defer b.wg.Done()
 		defer b.recoverEvent("button_press")
-		b.runPress(s, i, bs, press(i), deferAfter)
+		b.runPress(s, i, bs, press(i), b.interactionDeferAfter())
 	}()
 }
 
@@ -138,16 +126,7 @@ func (b *Bot) runPress(s *discordgo.Session, i *discordgo.InteractionCreate, bs 
 	select {
 	case reply = <-done:
 	case <-t.C:
-		// Past Discord's 3 seconds a first answer is refused anyway.
-		dctx, dcancel := context.WithTimeout(ctx, 3*time.Second)
-		err := s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseDeferredMessageUpdate,
-		}, discordgo.WithContext(dctx))
-		dcancel()
-		if err != nil {
-			b.log.Warn("button press deferral", "prefix", bs.Prefix, "interaction_id", i.ID, "err", err)
-		}
-		deferred = err == nil
+		deferred = b.deferResponse(ctx, s, i, discordgo.InteractionResponseDeferredMessageUpdate, "prefix", bs.Prefix)
 		reply = <-done
 	}
 	// A press cut by Stop is still answered, within the REST deadline.

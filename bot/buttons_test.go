@@ -29,7 +29,7 @@ func startButtons(t *testing.T, deferAfter time.Duration, bs ...commands.Buttons
 		h.bot.AddButtons(b)
 	}
 	h.bot.mu.Lock()
-	h.bot.buttons.deferAfter = deferAfter
+	h.bot.deferAfter = deferAfter
 	h.bot.mu.Unlock()
 	return h
 }

@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -31,7 +33,8 @@ const (
 	storeTimeout = 10 * time.Second // one write of a turn's records
 	claimRetry   = time.Second      // how often a waiting turn tries again
 	// catchUpReach bounds how far back a catch-up reads; catchUpChannels
-	// and catchUpMessages how much.
+	// (of conversations, and again of servers' channels with newer
+	// messages) and catchUpMessages how much.
 	catchUpReach    = 10 * time.Minute
 	catchUpChannels = 100
 	catchUpMessages = 50
@@ -224,8 +227,10 @@ func (b *Bot) withdraw(channelID string, notice *sentMessage) {
 // CatchUpNext makes the next connection catch up on the mentions sent
 // since the gateway was last held (since), which no gateway received:
 // before it handles any new message, it reads the recent history of the
-// channels with conversations (and, on Discord, of every channel whose last
-// message is newer than since) and queues the unanswered mentions in order;
+// channels with conversations, and, as each server arrives after READY, of
+// its every channel and thread whose last message is newer than since
+// (yorozu need never have talked there), and queues the unanswered
+// mentions in order;
 // those older than OutageWait are told instead — away says why: true when
 // the database was. A mention a reply of the bot refers to, or another
 // process claimed, is left alone.
@@ -249,10 +254,20 @@ type missed struct {
 // it queue behind the ones caught up. A new session after a lost one (not
 // resumed: Discord replays a resumed session's events, queued once by
 // firstSight) catches up since the loss too.
-func (b *Bot) catchUp(ctx context.Context, resumed bool) {
+//
+// At READY the gateway's state knows the servers only by id (guilds): their
+// channels come after it, each server's in its GUILD_CREATE. So READY reads
+// the channels with conversations, and each of those servers is caught up
+// when its GUILD_CREATE arrives (catchUpGuild).
+func (b *Bot) catchUp(ctx context.Context, resumed bool, guilds []string) {
 	b.mu.Lock()
 	m, dropped := b.missed, b.dropped
 	b.missed, b.dropped = nil, time.Time{}
+	if !resumed {
+		// A new session: the servers an older one waited for come again.
+		// A resumed one gets the GUILD_CREATEs it had not yet replayed.
+		b.pendingGuilds = nil
+	}
 	b.mu.Unlock()
 	if !resumed && !dropped.IsZero() && b.opts.Claims != nil {
 		since := dropped.Add(-droppedSlack)
@@ -275,20 +290,123 @@ func (b *Bot) catchUp(ctx context.Context, resumed bool) {
 	if m.away {
 		stale = databaseAwayReply
 	}
+	g := &guildCatchUp{since: since, stale: stale, read: map[string]bool{}, budget: catchUpChannels,
+		guilds: map[string]bool{}, until: b.now().Add(catchUpGuildWait)}
 	answered, told := 0, 0
 	for _, ch := range b.catchUpChannels(ctx, since) {
 		a, t := b.catchUpChannel(ctx, ch, since, stale)
 		answered, told = answered+a, told+t
+		g.read[ch.ChannelID] = true
 	}
 	if answered+told > 0 {
 		b.log.Info("caught up on mentions sent while no gateway was held", "since", since,
 			"answered", answered, "told", told)
 	}
+	if resumed {
+		return
+	}
+	for _, id := range guilds {
+		g.guilds[id] = true
+	}
+	if len(g.guilds) > 0 {
+		b.mu.Lock()
+		b.pendingGuilds = g
+		b.mu.Unlock()
+	}
 }
 
-// catchUpChannels are the channels a catch-up reads: those with
+// guildCatchUp is the part of a catch-up that waits for READY's servers to
+// arrive with their channels. Guarded by Bot.mu.
+type guildCatchUp struct {
+	since time.Time
+	stale string
+	// guilds are READY's servers not arrived yet; until is when one is no
+	// longer waited for (a server in an outage arrives much later, if at
+	// all, and a catch-up then would answer stale mentions as fresh).
+	guilds map[string]bool
+	until  time.Time
+	read   map[string]bool // channels read already, at READY or in a server
+	budget int             // how many more channels may be read
+}
+
+// catchUpGuildWait is how long after READY its servers' GUILD_CREATEs are
+// caught up on.
+const catchUpGuildWait = time.Minute
+
+// catchUpGuild catches up on server g, just arrived with its channels,
+// when the catch-up of the last READY waits for it: the channels and
+// threads whose last message is newer than the catch-up's since are read,
+// newest first and at most as many as the budget left, except those read
+// already. The others cannot hold a missed mention, so a server of
+// hundreds of quiet channels costs no reads.
+func (b *Bot) catchUpGuild(ctx context.Context, g *discordgo.Guild) {
+	if g == nil || g.Unavailable {
+		return // in an outage: it comes again with its channels
+	}
+	b.mu.Lock()
+	p := b.pendingGuilds
+	waited := p != nil && p.guilds[g.ID]
+	if waited {
+		delete(p.guilds, g.ID)
+		if len(p.guilds) == 0 {
+			b.pendingGuilds = nil
+		}
+	}
+	b.mu.Unlock()
+	if !waited || b.now().After(p.until) {
+		return
+	}
+	type recent struct {
+		ch   db.DiscordChannel
+		last uint64 // the last message's id: snowflakes grow with time
+	}
+	var chs []recent
+	for _, c := range slices.Concat(g.Channels, g.Threads) {
+		if c == nil || c.LastMessageID == "" {
+			continue
+		}
+		at, err := discordgo.SnowflakeTimestamp(c.LastMessageID)
+		last, perr := strconv.ParseUint(c.LastMessageID, 10, 64)
+		if err != nil || perr != nil || !at.After(p.since) {
+			continue
+		}
+		chs = append(chs, recent{db.DiscordChannel{GuildID: g.ID, ChannelID: c.ID}, last})
+	}
+	slices.SortFunc(chs, func(a, b recent) int { return cmp.Compare(b.last, a.last) })
+	ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+	defer cancel()
+	answered, told, skipped := 0, 0, 0
+	for _, c := range chs {
+		b.mu.Lock()
+		read, left := p.read[c.ch.ChannelID], p.budget > 0
+		if !read && left {
+			p.read[c.ch.ChannelID] = true
+			p.budget--
+		}
+		b.mu.Unlock()
+		switch {
+		case read:
+			continue
+		case !left:
+			skipped++
+			continue
+		}
+		a, t := b.catchUpChannel(ctx, c.ch, p.since, p.stale)
+		answered, told = answered+a, told+t
+	}
+	if skipped > 0 {
+		b.log.Warn("catch-up: too many channels with new messages; the oldest are not read", "guild_id", g.ID,
+			"skipped", skipped, "read_at_most", catchUpChannels)
+	}
+	if answered+told > 0 {
+		b.log.Info("caught up on mentions sent while no gateway was held", "guild_id", g.ID, "since", p.since,
+			"answered", answered, "told", told)
+	}
+}
+
+// catchUpChannels are the channels a catch-up reads first: those with
 // conversations, and those the gateway's state knows to have messages
-// newer than since.
+// newer than since (after RESUMED; at READY it knows none yet).
 func (b *Bot) catchUpChannels(ctx context.Context, since time.Time) []db.DiscordChannel {
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()

@@ -181,7 +181,7 @@ func (b *Bot) connectLoop(ctx context.Context, first chan struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		d := diagnoseConnect(err)
+		d := diagnoseConnect(err, b.opts.APIBase)
 		wait, state := backoff, StateConnecting
 		if d.OperatorMustAct {
 			wait, state = b.opts.OperatorRetry, StateWaiting
@@ -265,6 +265,7 @@ func (b *Bot) connectOnce(ctx context.Context) error {
 			err = nil
 		}
 		if err != nil {
+			rebaseURLError(err, b.opts.APIBase)
 			return fmt.Errorf("open discord gateway: %w", err)
 		}
 	case <-ctx.Done():
@@ -295,20 +296,22 @@ func (b *Bot) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 		b.appID = b.botID
 	}
 	b.guilds = map[string]bool{}
+	var guilds []string
 	for _, g := range r.Guilds {
 		if g != nil {
 			b.guilds[g.ID] = true
+			guilds = append(guilds, g.ID)
 		}
 	}
 	b.mu.Unlock()
 	b.loadModes(b.loopCtx)
-	b.catchUp(b.loopCtx, false)
+	b.catchUp(b.loopCtx, false, guilds)
 	b.ready.Store(true)
 	signal(b.readySig)
 }
 
 func (b *Bot) onResumed(*discordgo.Session, *discordgo.Resumed) {
-	b.catchUp(b.loopCtx, true)
+	b.catchUp(b.loopCtx, true, nil)
 	b.ready.Store(true)
 	signal(b.readySig)
 }
@@ -348,6 +351,7 @@ func (b *Bot) onGuildCreate(_ *discordgo.Session, g *discordgo.GuildCreate) {
 	if joined {
 		b.log.Info("the bot joined a server", "guild_id", g.ID)
 	}
+	b.catchUpGuild(b.loopCtx, g.Guild)
 }
 
 func (b *Bot) onGuildDelete(_ *discordgo.Session, g *discordgo.GuildDelete) {

@@ -110,8 +110,10 @@ func InviteURL(appID string) string {
 	return "https://discord.com/oauth2/authorize?" + q.Encode()
 }
 
-// diagnoseConnect explains why connecting to the gateway failed.
-func diagnoseConnect(err error) Diagnosis {
+// diagnoseConnect explains why connecting to Discord failed. base is the
+// DISCORD_API_BASE in use, named in the diagnosis as the place that could
+// not be reached; "" when err itself says where.
+func diagnoseConnect(err error, base string) Diagnosis {
 	var closeErr *websocket.CloseError
 	var rest *discordgo.RESTError
 	switch {
@@ -121,17 +123,39 @@ func diagnoseConnect(err error) Diagnosis {
 		errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == 401,
 		errors.Is(err, discordgo.ErrUnauthorized):
 		return invalidToken()
-	case unreachable(err):
+	}
+	ja, en := "", ""
+	if base != "" {
+		ja, en = " ("+base+")", " at "+base
+	}
+	if unreachable(err) {
 		return Diagnosis{
 			Code:    DiagUnreachable,
-			Message: fmt.Sprintf("Discord に接続できません / cannot reach Discord: %v", err),
+			Message: fmt.Sprintf("Discord%s に接続できません / cannot reach Discord%s: %v", ja, en, err),
 			Fix:     "ネットワークと DISCORD_API_BASE を確認してください (再接続を続けます) / check the network and DISCORD_API_BASE (retrying)",
 		}
 	}
 	return Diagnosis{
 		Code:    DiagGateway,
-		Message: fmt.Sprintf("Discord ゲートウェイに接続できません / cannot connect to the Discord gateway: %v", err),
+		Message: fmt.Sprintf("Discord ゲートウェイ%s に接続できません / cannot connect to the Discord gateway%s: %v", ja, en, err),
 		Fix:     "再接続を続けます / retrying",
+	}
+}
+
+// rebaseURLError makes a failed request's URL in err read base instead of
+// https://discord.com/: discordgo builds every URL on discord.com and the
+// rebasing transport redirects it, but http.Client reports the URL it was
+// asked for, which would send an operator of a Discord-compatible server
+// looking at discord.com. The error is this attempt's own, so it is
+// changed in place, before anything wraps it (a wrapping error keeps its
+// text from when it was made).
+func rebaseURLError(err error, base string) {
+	var ue *url.Error
+	if base == "" || !errors.As(err, &ue) {
+		return
+	}
+	if rest, ok := strings.CutPrefix(ue.URL, "https://"+discordHost+"/"); ok {
+		ue.URL = strings.TrimSuffix(base, "/") + "/" + rest
 	}
 }
 
@@ -194,7 +218,7 @@ func Diagnose(ctx context.Context, opts Options) ([]Diagnosis, error) {
 	b.mu.Unlock()
 	defer unrouteDiscordgoLogs(b.dgLog)
 	if err := b.connectOnce(ctx); err != nil {
-		return []Diagnosis{diagnoseConnect(err)}, nil
+		return []Diagnosis{diagnoseConnect(err, b.opts.APIBase)}, nil
 	}
 	defer b.session.Close()
 	b.mu.Lock()
@@ -216,7 +240,7 @@ func (b *Bot) CheckChannel(ctx context.Context, channelID string, need int64) *D
 	defer cancel()
 	ch, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
 	if err != nil {
-		return channelDiagnosis(channelID, err)
+		return channelDiagnosis(channelID, err, b.opts.APIBase)
 	}
 	if ch.GuildID == "" {
 		return nil // a DM channel: its only other user is the bot's to write to
@@ -225,13 +249,13 @@ func (b *Bot) CheckChannel(ctx context.Context, channelID string, need int64) *D
 	if me == "" {
 		u, err := b.session.User("@me", discordgo.WithContext(ctx))
 		if err != nil {
-			return channelDiagnosis(channelID, err)
+			return channelDiagnosis(channelID, err, b.opts.APIBase)
 		}
 		me = u.ID
 	}
 	perms, err := b.channelPermissions(ctx, ch, me)
 	if err != nil {
-		return channelDiagnosis(channelID, err)
+		return channelDiagnosis(channelID, err, b.opts.APIBase)
 	}
 	if missing := need &^ perms; missing != 0 {
 		names := PermissionNames(missing)
@@ -272,7 +296,8 @@ func (b *Bot) channelPermissions(ctx context.Context, ch *discordgo.Channel, use
 	return st.UserChannelPermissions(userID, ch.ID)
 }
 
-func channelDiagnosis(channelID string, err error) *Diagnosis {
+func channelDiagnosis(channelID string, err error, base string) *Diagnosis {
+	rebaseURLError(err, base)
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil {
 		switch rest.Response.StatusCode {
@@ -287,7 +312,7 @@ func channelDiagnosis(channelID string, err error) *Diagnosis {
 			}
 		}
 	}
-	d := diagnoseConnect(err)
+	d := diagnoseConnect(err, base)
 	return &d
 }
 
@@ -317,7 +342,7 @@ func CheckWebhook(ctx context.Context, client *http.Client, webhookURL string) *
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		d := diagnoseConnect(fmt.Errorf("GET webhook on %s: %w", u.Host, errors.Unwrap(err)))
+		d := diagnoseConnect(fmt.Errorf("GET webhook on %s: %w", u.Host, errors.Unwrap(err)), "")
 		return &d
 	}
 	defer resp.Body.Close()

@@ -292,8 +292,16 @@ func TestUnreachableAtStartKeepsTrying(t *testing.T) {
 	}
 	h.mention(chanID, "42", "戻った？")
 	h.waitText(chanID, "了解です。")
-	if !strings.Contains(logs.String(), "cannot reach Discord") {
-		t.Errorf("no unreachable line in the log:\n%s", logs.String())
+	// The line names the DISCORD_API_BASE in use, in the error too, not
+	// the discord.com discordgo builds its URLs on.
+	if !strings.Contains(logs.String(), "cannot reach Discord at "+h.srv.URL()+": ") {
+		t.Errorf("no unreachable line naming %s in the log:\n%s", h.srv.URL(), logs.String())
+	}
+	if strings.Contains(logs.String(), "discord.com") {
+		t.Errorf("the log names discord.com, which is not in use:\n%s", logs.String())
+	}
+	if d := st.Gateway.Message; !strings.Contains(d, "("+h.srv.URL()+")") || !strings.Contains(d, `"`+h.srv.URL()+"api/v") {
+		t.Errorf("diagnosis %q does not name %s", d, h.srv.URL())
 	}
 }
 

@@ -18,6 +18,16 @@ import (
 // maxChoices is how many autocomplete choices Discord shows.
 const maxChoices = 25
 
+// deferDeadline is how long a command or a button press may take before it
+// is acknowledged with a deferred response and answered afterwards:
+// Discord drops an interaction not answered within 3 seconds, and the
+// network needs some of them.
+const deferDeadline = 2 * time.Second
+
+// postedReply is what the deferred, ephemeral response of a command says
+// once its public reply went to the channel.
+const postedReply = "チャンネルに投稿しました。"
+
 // AddCommand declares a slash command, created (bulk-overwritten) globally
 // once connected, and answers its interactions. Call it before Start.
 func (b *Bot) AddCommand(c commands.Command) {
@@ -209,19 +219,113 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 }
 
 // run answers one use of c: the refusal when the user lacks what it
-// requires, else its reply.
+// requires, else its reply. A command that has not returned within
+// b.deferAfter (a model list that hangs, a row lock a delivering post
+// holds) is acknowledged first with a deferred response, which Discord
+// shows as 「考え中…」, and its reply then edits that response: past 3
+// seconds Discord refuses a first answer (10062 Unknown interaction)
+// although the command may have done its work. A quick command answers at
+// once, with no extra call.
 func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c commands.Command, req commands.Request) {
 	// An interaction token is valid for 15 minutes.
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 	defer cancel()
-	defer b.recoverCommand(ctx, s, i, c.Name)
-	reply := commands.Text(c.Refusal)
-	if req.Can(c.Required(req.Subcommand)) {
-		reply = c.Run(ctx, req)
+	done := make(chan commands.Reply, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				b.log.Error("discord command handler panic", "command", c.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				done <- commands.Text(genericErrorReply)
+			}
+		}()
+		if !req.Can(c.Required(req.Subcommand)) {
+			done <- commands.Text(c.Refusal)
+			return
+		}
+		done <- c.Run(ctx, req)
+	}()
+
+	var reply commands.Reply
+	deferred := false
+	t := time.NewTimer(b.interactionDeferAfter())
+	defer t.Stop()
+	select {
+	case reply = <-done:
+	case <-t.C:
+		deferred = b.deferResponse(ctx, s, i, discordgo.InteractionResponseDeferredChannelMessageWithSource, "command", c.Name)
+		reply = <-done
 	}
-	if err := respond(ctx, s, i, reply); err != nil {
-		b.log.Error("interaction response", "command", c.Name, "interaction_id", i.ID, "err", err)
+	// A command cut by Stop is still answered, within the REST deadline.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+	defer rcancel()
+	if err := answerCommand(rctx, s, i, reply, deferred); err != nil {
+		b.log.Error("interaction response", "command", c.Name, "interaction_id", i.ID, "deferred", deferred, "err", err)
 	}
+}
+
+// interactionDeferAfter is how long a command or a press may run before it
+// is acknowledged with a deferred response.
+func (b *Bot) interactionDeferAfter() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.deferAfter > 0 {
+		return b.deferAfter
+	}
+	return deferDeadline
+}
+
+// deferResponse acknowledges interaction i with a deferred response of
+// type typ, so that its answer may come later; a deferred message is
+// ephemeral, as commands' replies are unless they say otherwise (see
+// answerCommand). It reports whether Discord took it; kind and name say
+// what was deferred, for the log.
+func (b *Bot) deferResponse(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate,
+	typ discordgo.InteractionResponseType, kind, name string) bool {
+	// Past Discord's 3 seconds a first answer is refused anyway.
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	r := &discordgo.InteractionResponse{Type: typ}
+	if typ == discordgo.InteractionResponseDeferredChannelMessageWithSource {
+		r.Data = &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}
+	}
+	if err := s.InteractionRespond(i.Interaction, r, discordgo.WithContext(dctx)); err != nil {
+		b.log.Warn("interaction deferral", kind, name, "interaction_id", i.ID, "err", err)
+		return false
+	}
+	return true
+}
+
+// answerCommand answers command interaction i with reply, mentioning
+// nobody: as its response, or, once a deferred response stands for it,
+// by editing that response. The deferral was ephemeral, so a public reply
+// goes to the channel as a follow-up and the deferred response says where
+// it went.
+func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, reply commands.Reply, deferred bool) error {
+	if !deferred {
+		return respond(ctx, s, i, reply)
+	}
+	text := reply.Text
+	if reply.Public {
+		text = postedReply
+	}
+	_, err := s.InteractionResponseEdit(i.Interaction, &discordgo.WebhookEdit{
+		Content: &text, AllowedMentions: noMentions(),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("edit deferred response of interaction %s: %w", i.ID, err)
+	}
+	if !reply.Public {
+		return nil
+	}
+	// The deferred response is edited first: a follow-up sent before
+	// would take its place, ephemeral.
+	_, err = s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+		Content: reply.Text, AllowedMentions: noMentions(),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("public follow-up of interaction %s: %w", i.ID, err)
+	}
+	return nil
 }
 
 // complete answers an autocomplete interaction with c's choices; Discord
@@ -260,27 +364,4 @@ func respond(ctx context.Context, s *discordgo.Session, i *discordgo.Interaction
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
 		Data: data,
 	}, discordgo.WithContext(ctx))
-}
-
-// recoverCommand keeps a panicking command handler from taking the process
-// down and tells the user it failed: as the interaction's response, or as a
-// follow-up when the handler had already answered.
-func (b *Bot) recoverCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, name string) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	b.log.Error("discord command handler panic", "command", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
-	defer cancel()
-	if err := respond(rctx, s, i, commands.Text(genericErrorReply)); err == nil {
-		return
-	}
-	_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
-		Content: genericErrorReply, Flags: discordgo.MessageFlagsEphemeral,
-		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
-	}, discordgo.WithContext(rctx))
-	if err != nil {
-		b.log.Warn("discord command error notice failed", "command", name, "err", err)
-	}
 }

@@ -104,14 +104,43 @@ func TestThreadChannelOpensAThread(t *testing.T) {
 	}
 }
 
+// A thread Discord refuses to start is answered in the channel, and the log
+// says what Discord answered rather than guessing a missing permission.
 func TestThreadRefusedAnswersInTheChannel(t *testing.T) {
 	t.Parallel()
-	const ch = "520"
-	h := start(t, withModes(map[string]string{ch: db.ModeThread}))
-	h.srv.AddChannel(ch)
-	h.srv.DenyBot(ch, discordgo.PermissionCreatePublicThreads)
-	h.mention(ch, "7", "質問")
-	h.waitText(ch, "了解です。")
+	tests := []struct {
+		name    string
+		ch      string
+		prepare func(h *harness, ch, messageID string)
+		want    string
+	}{
+		{"no Create Public Threads", "520", func(h *harness, ch, _ string) {
+			h.srv.DenyBot(ch, discordgo.PermissionCreatePublicThreads)
+		}, `status=403 code=50013 discord_message="Missing Permissions"`},
+		{"a thread already started from the message", "521", func(h *harness, ch, messageID string) {
+			h.srv.AddThread(messageID, ch)
+		}, `status=400 code=160004 discord_message="A thread has already been created for this message"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, withModes(map[string]string{tc.ch: db.ModeThread}))
+			h.srv.AddChannel(tc.ch)
+			id := h.srv.NewID()
+			tc.prepare(h, tc.ch, id)
+			h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: tc.ch, GuildID: guildID,
+				Author:  &discordgo.User{ID: "7", Username: "user7"},
+				Content: "<@" + h.srv.BotID() + "> 質問", Mentions: []*discordgo.User{{ID: h.srv.BotID()}}})
+			h.waitText(tc.ch, "了解です。")
+			logs := h.logs.String()
+			if !strings.Contains(logs, "thread not started") || !strings.Contains(logs, tc.want) {
+				t.Errorf("log does not say Discord's answer %s:\n%s", tc.want, logs)
+			}
+			if strings.Contains(logs, "Create Public Threads missing?") {
+				t.Errorf("log guesses a missing permission:\n%s", logs)
+			}
+		})
+	}
 }
 
 func TestThreadName(t *testing.T) {

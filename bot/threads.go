@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -35,8 +36,10 @@ func (b *Bot) opensThread(req chat.Request) bool {
 
 // openThread starts a public thread from req's message, named from the
 // question, and returns req moved there: the thread is a conversation of
-// its own, with the channel's persona and model. When Discord refuses
-// (no Create Public Threads), req is answered in the channel instead.
+// its own, with the channel's persona and model. When Discord refuses,
+// req is answered in the channel instead, and Discord's answer is logged:
+// a missing permission is one reason among several (a thread already
+// started from the message, an archived parent, a server's thread limit).
 func (b *Bot) openThread(ctx context.Context, req chat.Request) chat.Request {
 	ctx, cancel := context.WithTimeout(ctx, restTimeout)
 	defer cancel()
@@ -44,8 +47,15 @@ func (b *Bot) openThread(ctx context.Context, req chat.Request) chat.Request {
 		Name: threadName(req.Text), AutoArchiveDuration: threadArchiveMinutes, Type: discordgo.ChannelTypeGuildPublicThread,
 	}, discordgo.WithContext(ctx))
 	if err != nil {
-		b.log.Warn("thread not started (Create Public Threads missing?): answering in the channel",
-			"channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+		attrs := []any{"channel_id", req.ChannelID, "message_id", req.MessageID}
+		var rest *discordgo.RESTError
+		if errors.As(err, &rest) && rest.Response != nil {
+			attrs = append(attrs, "status", rest.Response.StatusCode)
+			if rest.Message != nil {
+				attrs = append(attrs, "code", rest.Message.Code, "discord_message", rest.Message.Message)
+			}
+		}
+		b.log.Warn("thread not started: answering in the channel", append(attrs, "err", err)...)
 		return req
 	}
 	b.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,14 +118,19 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		case 1: // heartbeat
 			c.write(map[string]any{"op": 11})
 		case 2: // identify
+			// As Discord does, READY lists the servers as unavailable,
+			// and each follows as a GUILD_CREATE with its channels and
+			// active threads.
 			s.mu.Lock()
 			s.ended = false
 			guilds := make([]any, 0, len(s.guilds))
+			creates := make([]dispatch, 0, len(s.guilds))
 			for _, id := range s.guilds {
 				guilds = append(guilds, map[string]any{"id": id, "unavailable": true})
+				creates = append(creates, dispatch{"GUILD_CREATE", s.guildCreateLocked(id)})
 			}
 			s.mu.Unlock()
-			s.connect(c, "READY", map[string]any{
+			s.connect(c, append([]dispatch{{"READY", map[string]any{
 				"v":                  10,
 				"user":               &discordgo.User{ID: botID, Username: botName, Bot: true},
 				"session_id":         sessionID,
@@ -131,7 +138,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				"application":        map[string]any{"id": appID, "flags": 0},
 				"guilds":             guilds,
 				"private_channels":   []any{},
-			})
+			}}}, creates...)...)
 		case 6: // resume
 			var d struct {
 				SessionID string `json:"session_id"`
@@ -148,14 +155,21 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			c.mu.Lock()
 			c.seq = d.Seq
 			c.mu.Unlock()
-			s.connect(c, "RESUMED", map[string]any{})
+			s.connect(c, dispatch{"RESUMED", map[string]any{}})
 		}
 	}
 }
 
-// connect registers c for dispatches and sends its first dispatch (READY or
-// RESUMED). c.mu is held throughout so no dispatch can overtake it.
-func (s *Server) connect(c *gatewayConn, t string, data any) {
+// dispatch is one gateway dispatch: its type and data.
+type dispatch struct {
+	t    string
+	data any
+}
+
+// connect registers c for dispatches and sends its first dispatches (READY
+// and the GUILD_CREATEs, or RESUMED). c.mu is held throughout so no other
+// dispatch can overtake them.
+func (s *Server) connect(c *gatewayConn, first ...dispatch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.mu.Lock()
@@ -163,9 +177,43 @@ func (s *Server) connect(c *gatewayConn, t string, data any) {
 	s.identified++
 	s.notifyLocked()
 	s.mu.Unlock()
-	if err := c.dispatchLocked(t, data); err != nil {
-		s.t.Logf("discordtest: %s: %v", t, err)
+	for _, d := range first {
+		if err := c.dispatchLocked(d.t, d.data); err != nil {
+			s.t.Logf("discordtest: %s: %v", d.t, err)
+			return
+		}
 	}
+}
+
+// guildCreateLocked is the GUILD_CREATE of server id, as Discord sends it
+// after READY: its text channels and active threads (those put in it with
+// PutChannelInGuild, and their threads), each with the id of its last
+// message. s.mu is held.
+func (s *Server) guildCreateLocked(id string) *discordgo.Guild {
+	g := &discordgo.Guild{ID: id, Name: "guild " + id, Channels: []*discordgo.Channel{}, Threads: []*discordgo.Channel{}}
+	for ch := range s.channels {
+		parent, thread := s.threads[ch]
+		guild := s.channelGuild[ch]
+		if guild == "" && thread {
+			guild = s.channelGuild[parent]
+		}
+		if guild != id {
+			continue
+		}
+		c := &discordgo.Channel{ID: ch, GuildID: id, Type: discordgo.ChannelTypeGuildText, Name: "channel-" + ch}
+		if order := s.order[ch]; len(order) > 0 {
+			c.LastMessageID = order[len(order)-1]
+		}
+		if thread {
+			c.Type, c.Name, c.ParentID = discordgo.ChannelTypeGuildPublicThread, "thread-"+ch, parent
+			g.Threads = append(g.Threads, c)
+			continue
+		}
+		g.Channels = append(g.Channels, c)
+	}
+	slices.SortFunc(g.Channels, func(a, b *discordgo.Channel) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(g.Threads, func(a, b *discordgo.Channel) int { return strings.Compare(a.ID, b.ID) })
+	return g
 }
 
 // Dispatch sends a gateway dispatch (op 0) of type t to every connected client.

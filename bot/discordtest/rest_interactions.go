@@ -20,6 +20,9 @@ type interaction struct {
 	token     string
 	channelID string
 	messageID string // the message whose button was pressed
+	// created is when the fake dispatched it: its first callback must come
+	// within the deadline (SetInteractionDeadline).
+	created time.Time
 	// answer is the type of the accepted callback; 0 until there is one.
 	answer discordgo.InteractionResponseType
 	// original is the response message of a type 4 or 5 callback.
@@ -44,6 +47,20 @@ var allowedAnswers = map[discordgo.InteractionType][]discordgo.InteractionRespon
 		discordgo.InteractionResponseChannelMessageWithSource, discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		discordgo.InteractionResponseDeferredMessageUpdate, discordgo.InteractionResponseUpdateMessage,
 	},
+}
+
+// interactionDeadline is how long after an interaction Discord accepts its
+// first callback.
+const interactionDeadline = 3 * time.Second
+
+// SetInteractionDeadline sets how long after it was dispatched an
+// interaction's first callback is accepted (Discord's 3 seconds by
+// default); a later one is refused with 404 Unknown interaction (10062),
+// as Discord refuses it. A test shortens it so as not to wait 3 seconds.
+func (s *Server) SetInteractionDeadline(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answerWithin = d
 }
 
 // InteractionResponse is one interaction callback the bot made.
@@ -98,7 +115,8 @@ func (s *Server) Original(interactionID string) (m Message, ok bool) {
 
 // SendInteraction dispatches INTERACTION_CREATE to connected clients.
 // Empty ID and AppID are filled in. Its callbacks are checked as Discord
-// checks them: one only, of a type that fits the interaction.
+// checks them: one only, of a type that fits the interaction, within the
+// deadline (SetInteractionDeadline).
 func (s *Server) SendInteraction(i *discordgo.Interaction) {
 	if i.ID == "" {
 		i.ID = s.NewID()
@@ -114,7 +132,7 @@ func (s *Server) SendInteraction(i *discordgo.Interaction) {
 
 // trackLocked remembers i for its callbacks and its token. s.mu is held.
 func (s *Server) trackLocked(i *discordgo.Interaction) {
-	in := &interaction{id: i.ID, typ: i.Type, token: i.Token, channelID: i.ChannelID}
+	in := &interaction{id: i.ID, typ: i.Type, token: i.Token, channelID: i.ChannelID, created: time.Now()}
 	if i.Message != nil {
 		in.messageID = i.Message.ID
 	}
@@ -171,6 +189,13 @@ func (s *Server) interactionCallbackLocked(id, token string, body json.RawMessag
 	}
 	if in.answer != 0 {
 		return apiError(http.StatusBadRequest, 40060, "Interaction has already been acknowledged.")
+	}
+	within := s.answerWithin
+	if within <= 0 {
+		within = interactionDeadline
+	}
+	if time.Since(in.created) > within {
+		return apiError(http.StatusNotFound, 10062, "Unknown interaction")
 	}
 	if !allowedAnswer(in.typ, raw.Type) {
 		return invalidForm("type", "This response type is not allowed for this interaction.")

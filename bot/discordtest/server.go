@@ -77,6 +77,7 @@ type Server struct {
 	commands     []*discordgo.ApplicationCommand
 	responses    []InteractionResponse
 	interactions map[string]*interaction // by id, as dispatched
+	answerWithin time.Duration           // SetInteractionDeadline's; 0: Discord's 3 s
 
 	// Gateway.
 	conns      map[*gatewayConn]bool
@@ -177,10 +178,16 @@ func (s *Server) NewID() string {
 	return s.newIDLocked()
 }
 
+// newIDLocked is a snowflake of now, as Discord's ids encode when they
+// were made (a channel's last_message_id says how recent its last
+// message is), and greater than every id before it. s.mu is held.
 func (s *Server) newIDLocked() string {
-	s.nextID++
+	s.nextID = max(s.nextID+1, uint64(time.Now().UnixMilli()-discordEpoch)<<22)
 	return strconv.FormatUint(s.nextID, 10)
 }
+
+// discordEpoch is the first millisecond of 2015, snowflakes' time zero.
+const discordEpoch = 1420070400000
 
 // Calls returns every REST call so far, in order.
 func (s *Server) Calls() []Call {

@@ -283,3 +283,31 @@ func TestUndecodableAnswers(t *testing.T) {
 		t.Errorf("edit after UndecodableAnswers(\"1\"): %v", err)
 	}
 }
+
+// An interaction's first callback is refused as Discord refuses it once the
+// deadline after the interaction has passed: 404 Unknown interaction.
+func TestLateInteractionCallbackRefused(t *testing.T) {
+	srv := discordtest.New(t)
+	s := session(t, srv)
+	answer := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: "pong"}}
+	in := &discordgo.Interaction{Type: discordgo.InteractionApplicationCommand, ChannelID: "1", Token: "tok1",
+		Data: discordgo.ApplicationCommandInteractionData{Name: "ping"}}
+	srv.SendInteraction(in)
+	if err := s.InteractionRespond(in, answer); err != nil {
+		t.Fatalf("callback in time: %v", err)
+	}
+
+	srv.SetInteractionDeadline(time.Nanosecond) // passed by the time the callback arrives
+	late := &discordgo.Interaction{Type: discordgo.InteractionApplicationCommand, ChannelID: "1", Token: "tok2",
+		Data: discordgo.ApplicationCommandInteractionData{Name: "ping"}}
+	srv.SendInteraction(late)
+	err := s.InteractionRespond(late, answer)
+	var rest *discordgo.RESTError
+	if !errors.As(err, &rest) || rest.Response.StatusCode != http.StatusNotFound || rest.Message == nil || rest.Message.Code != 10062 {
+		t.Errorf("late callback: err = %v, want 404 Unknown interaction (10062)", err)
+	}
+	if _, ok := srv.Original(late.ID); ok || len(srv.InteractionResponses()) != 1 {
+		t.Errorf("a refused callback was kept: %+v", srv.InteractionResponses())
+	}
+}
