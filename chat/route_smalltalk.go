@@ -27,7 +27,9 @@ func (m message) isSmalltalk() bool {
 			}
 		case "雑談":
 			// 雑談しよう, 雑談付き合って; not 雑談力 or 雑談が苦手.
-			if next.s == "し" || next.s == "しよ" || next.s == "付き合っ" || next.s == "したい" || next.isEnd() {
+			// The dictionary reads 雑談でもしよっか as 雑談/で/もし/よっ/か.
+			if next.s == "し" || next.s == "しよ" || next.s == "付き合っ" || next.s == "したい" || next.isEnd() ||
+				next.s == "で" && (m.word(i+2).s == "もし" || m.word(i+2).s == "も") {
 				return true
 			}
 		case "話", "話し":

@@ -82,21 +82,41 @@ func (m message) weatherWordAt(i int) bool {
 		return slices.Contains(weatherVerbs, next.s)
 	case slices.Contains(weatherNouns, w.s):
 		// 雨だから…: the weather is the reason for another question.
-		return !m.modifies(i) && !(next.s == "だ" && m.word(i+2).s == "から") && next.s != "なので"
+		return !m.modifies(i) && !(next.s == "だ" && m.word(i+2).s == "から") && next.s != "なので" && !m.conditional(i+1) &&
+			!m.conditionalAfter(i)
 	case slices.Contains(weatherAdjectives, w.s):
-		// 寒い地域 names a kind of place; 明日寒い？ asks.
-		return !next.isNoun()
+		// 寒い地域 names a kind of place, 寒さ対策 a topic; 明日寒い？ asks.
+		return !next.isNoun() && next.s != "さ" && !m.conditional(i+1)
 	case slices.Contains(weatherVerbs, w.s):
 		// 冷えそう, 雨降る: the verb alone says it; not 冷え性.
-		return !next.isNoun() || next.s == "そう"
+		return (!next.isNoun() || next.s == "そう") && !m.conditional(i+1)
 	}
 	return false
+}
+
+// conditional reports a condition starting at i (降ったら, 寒ければ, 雨なら):
+// the weather is then the premise of another question.
+func (m message) conditional(i int) bool {
+	switch m.word(i).s {
+	case "たら", "ば", "なら", "だったら":
+		return true
+	}
+	return false
+}
+
+// conditionalAfter reports the noun at i as the subject of a condition:
+// 雨が降ったら.
+func (m message) conditionalAfter(i int) bool {
+	return m.word(i+1).s == "が" && m.word(i+2).pos == "動詞" && m.conditional(i+3)
 }
 
 // modifies reports whether the noun at i describes another noun — 天気の子,
 // 雨の日, 傘の骨, 天気アプリ, rain check — rather than being asked about.
 func (m message) modifies(i int) bool {
 	next := m.word(i + 1)
+	if (next.s == "が" || next.s == "の") && (m.word(i+2).pos == "形容詞" || m.word(i+2).pos == "動詞") && m.word(i+3).pos == "名詞" {
+		return true // 天気がいい日, 雨の降る夜: a clause describing a noun
+	}
 	if next.s == "の" {
 		after := m.word(i + 2)
 		return after.pos == "名詞" && after.sub != "数" && !slices.Contains(weatherNouns, after.s)
