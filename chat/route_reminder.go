@@ -26,9 +26,12 @@ func (m message) isReminder() bool {
 	}
 	_, err := recur.Parse(m.text, m.at, m.at.Location())
 	repeats := err == nil
+	if strong && repeats {
+		return true
+	}
 	when, ok := reminder.ParseWhen(m.text, m.at)
 	if strong {
-		return repeats || ok
+		return ok
 	}
 	if m.asksHow() {
 		return false
@@ -99,13 +102,18 @@ func (m message) asksToBeTold() (strong, weak bool) {
 			strong = strong || next.s == "し" // not 通知され, a notice that came
 		case "声":
 			strong = strong || next.s == "かけ" || next.s == "掛け"
-		case "投稿", "post":
+		case "投稿":
 			// 投稿して, not 投稿しても (may I post) or 投稿する (when I post).
-			strong = strong || w.s == "post" || next.s == "し" && next2.s == "て" && m.word(i+3).s != "も"
+			strong = strong || next.s == "し" && next2.s == "て" && m.word(i+3).s != "も"
+		case "post":
+			// Asked (post…, please post, can you post), not I'll post.
+			prev := m.word(i - 1).s
+			strong = strong || i == 0 || prev == "please" || prev == "you"
 		case "忘れ":
 			strong = strong || next.s == "ない" && (next2.s == "よう" || next2.s == "ように")
 		case "覚え":
-			strong = strong || next.s == "とい" || next.s == "て" || next.s == "てお"
+			// 覚えといて, 覚えておいて; not 覚えてる？ (do you remember).
+			strong = strong || next.s == "とい" || next.s == "てお" || next.s == "て" && (next2.s == "おい" || m.requestEnds(i+2))
 		case "教え", "聞い":
 			// 教えて, 聞いてね; not 教えてもらった or 聞いてみる.
 			weak = weak || (next.s == "て" || next.s == "てね") && m.requestEnds(i+2)
@@ -141,6 +149,6 @@ func (m message) requestEnds(i int) bool {
 	if w.isEnd() {
 		return true
 	}
-	return slices.Contains([]string{"ね", "よ", "ー", "ください", "下さい", "くれ", "くれる", "くれ", "ほしい", "欲しい",
+	return slices.Contains([]string{"ね", "よ", "ー", "ください", "下さい", "くれ", "くれる", "ほしい", "欲しい",
 		"もらえる", "もらえ", "お願い", "おねがい", "くん", "ちょうだい"}, w.s)
 }

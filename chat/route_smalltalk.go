@@ -57,8 +57,8 @@ func (m message) isSmalltalk() bool {
 
 // moodSaid reports whether the mood word at i is said of the speaker: at
 // the end, or followed by a copula, an intensifier or a verb (暇だ, 暇すぎる,
-// 暇し てる, 暇になった, 暇な人いる？), not as part of a compound (暇人) or
-// describing a thing (退屈な会議).
+// 暇してる, 暇になった, 暇な人いる？), not as part of a compound (暇人),
+// describing a thing (退屈な会議) or denied (暇がない).
 func (m message) moodSaid(i int) bool {
 	next, next2 := m.word(i+1), m.word(i+2)
 	switch {
@@ -66,6 +66,8 @@ func (m message) moodSaid(i int) bool {
 		return false // the word itself: 「暇」の語源, 暇って漢字で
 	case next.isEnd(), next.s == "ー", next.s == "〜":
 		return true
+	case next.s == "が" || next.s == "も":
+		return next2.s != "ない" && next2.s != "なく" && next2.s != "なかっ" // 暇がない: busy
 	case next.s == "な" || next.s == "の":
 		// 暇な人いる？ asks who would chat; 退屈な会議 is a kind of meeting.
 		return next2.s == "人" || next2.s == "ん" || next2.s == "の"

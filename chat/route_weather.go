@@ -32,7 +32,7 @@ var (
 // 傘の骨, 寒い地域, 天気アプリ), and not in a question for knowledge
 // (天気予報ってどうやって作られてるの？).
 func (m message) isWeather() bool {
-	if m.asksHow() || m.has("やっ", "仕組み", "作者", "監督", "関係", "説明", "api", "app", "python") {
+	if m.asksHow() || m.has("仕組み", "作者", "監督", "関係", "説明") {
 		return false
 	}
 	said := false
