@@ -131,10 +131,10 @@ func (m message) remarks() bool {
 }
 
 // onlyWeatherNouns reports a message that is weather nouns and nothing
-// else but punctuation.
+// else but a topic particle and punctuation: 天気予報, 天気は？, weather?
 func (m message) onlyWeatherNouns() bool {
 	for _, w := range m.words {
-		if !w.isEnd() && !slices.Contains(weatherNouns, w.s) {
+		if !w.isEnd() && !slices.Contains(weatherNouns, w.s) && w.s != "は" && w.s != "って" {
 			return false
 		}
 	}
