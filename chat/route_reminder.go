@@ -24,29 +24,30 @@ func (m message) isReminder() bool {
 	if !strong && !weak {
 		return false
 	}
-	_, err := recur.Parse(m.text, m.at, m.at.Location())
-	repeats := err == nil
-	if strong && repeats {
-		return true
-	}
+	// reminder.ParseWhen is read first as it costs a fraction of
+	// recur.Parse, which is asked only when the answer still depends on it.
 	when, ok := reminder.ParseWhen(m.text, m.at)
 	if strong {
-		return ok
+		return ok || m.repeats()
 	}
 	if m.asksHow() {
-		return false
-	}
-	if repeats && m.has(changing...) {
-		return true // 毎朝の天気を教えて: what changes, told each time
-	}
-	if !ok {
 		return false
 	}
 	// 教えて also asks to be taught (「家計簿のつけ方教えて」) or told now:
 	// 「明日の天気教えて」 names a day, not when to tell. A clock time, a
 	// span from now or a time said with に (9時, 1時間後, 明後日の朝に) says
-	// when to speak up.
-	return when.HasClock || when.Relative || m.timeWithNi()
+	// when to speak up; a repeat, when what is told changes each time
+	// (毎朝の天気を教えて).
+	if ok && (when.HasClock || when.Relative || m.timeWithNi()) {
+		return true
+	}
+	return m.has(changing...) && m.repeats()
+}
+
+// repeats reports whether the words name a repeat that recur.Parse reads.
+func (m message) repeats() bool {
+	_, err := recur.Parse(m.text, m.at, m.at.Location())
+	return err == nil
 }
 
 // changing are things told anew each time, so that 「毎朝の天気を教えて」
