@@ -116,10 +116,18 @@ func (m message) asksToBeTold() (strong, weak bool) {
 			// 覚えといて, 覚えておいて; not 覚えてる？ (do you remember).
 			strong = strong || next.s == "とい" || next.s == "てお" || next.s == "て" && (next2.s == "おい" || m.requestEnds(i+2))
 		case "教え", "聞い":
-			// 教えて, 聞いてね; not 教えてもらった or 聞いてみる.
-			weak = weak || (next.s == "て" || next.s == "てね") && m.requestEnds(i+2)
+			// 教えて, 聞いてね; not 教えてもらった or 聞いてみる. What is to
+			// be said, quoted (ゴミの日だよって教えて), asks to be told it later.
+			if (next.s == "て" || next.s == "てね") && m.requestEnds(i+2) {
+				quoted := m.word(i-1).s == "って" || m.word(i-1).s == "と"
+				strong = strong || quoted
+				weak = weak || !quoted
+			}
 		case "tell", "let":
 			weak = weak || next.s == "me"
+		case "set":
+			// set a reminder, set an alarm.
+			strong = strong || (next.s == "a" || next.s == "an") && (next2.s == "reminder" || next2.s == "alarm")
 		}
 	}
 	return strong, weak
@@ -136,12 +144,15 @@ func (m message) aboutReminders() bool {
 // asksHow reports a question for knowledge: how to, which is best.
 func (m message) asksHow() bool {
 	for _, w := range m.words {
-		if w.s == "方" && w.sub == "接尾" {
-			return true // つけ方, 書き方
+		if w.s == "方" && w.sub == "接尾" || strings.HasSuffix(w.s, "方") && w.pos == "名詞" && !slices.Contains(notWays, w.s) {
+			return true // つけ方, 書き方, 読み方
 		}
 	}
 	return m.has("方法", "コツ", "やり方", "仕方", "おすすめ", "オススメ", "レシピ", "違い", "意味")
 }
+
+// notWays end in 方 but are no way of doing.
+var notWays = []string{"方", "夕方", "朝方", "明け方", "両方", "地方", "片方", "味方", "当方", "先方", "他方", "一方", "貴方", "親方"}
 
 // requestEnds reports whether the words from i end a request: nothing
 // more, or ね, ください, くれる？, ほしい, お願い.

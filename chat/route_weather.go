@@ -1,6 +1,9 @@
 package chat
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Weather words, as whole words: nouns of the forecast and the sky, the
 // adjectives and verbs of the temperature, rain and laundry, and their
@@ -19,8 +22,10 @@ var (
 	dayWords = []string{"今日", "明日", "あした", "明後日", "あさって", "きょう", "今夜", "今晩", "今朝", "週末", "今週", "来週", "午後",
 		"午前", "夕方", "朝", "夜", "昼", "帰り", "今", "土日", "週間",
 		"today", "tomorrow", "tonight", "weekend", "morning", "afternoon", "evening"}
-	// Words that ask for the forecast: need it, will it, may I hang out.
-	forecastAsks = []string{"いる", "要る", "いり", "持っ", "持ってっ", "教え", "見せ", "知り", "大丈夫", "何度",
+	weekdaysEn = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+	// Words that ask for the forecast: need it, will it, may I hang out,
+	// outside.
+	forecastAsks = []string{"いる", "要る", "いり", "持っ", "持ってっ", "教え", "見せ", "知り", "大丈夫", "何度", "外", "outside",
 		"ふる", "ふっ", "ふり", "ふら",
 		"need", "will", "going", "hang", "bring"}
 )
@@ -50,7 +55,8 @@ func (m message) isWeather() bool {
 	}
 	for i, w := range m.words {
 		switch {
-		case slices.Contains(dayWords, w.s), w.sub == "固有名詞" && w.sub2 == "地域",
+		case slices.Contains(dayWords, w.s), w.sub == "固有名詞" && w.sub2 == "地域", strings.HasSuffix(w.s, "曜"),
+			strings.HasSuffix(w.s, "曜日"), slices.Contains(weekdaysEn, w.s),
 			slices.Contains(forecastAsks, w.s), slices.Contains(weatherVerbs, w.s):
 			return true
 		case w.s == "どう" && m.word(i+1).s != "やっ":
@@ -120,6 +126,9 @@ func (m message) modifies(i int) bool {
 	if next.s == "の" {
 		after := m.word(i + 2)
 		return after.pos == "名詞" && after.sub != "数" && !slices.Contains(weatherNouns, after.s)
+	}
+	if next.pos == "名詞" && next.sub == "接尾" && next.s != "そう" && next.s != "中" {
+		return true // 天気図, 雨具: a compound naming something else
 	}
 	return next.isNoun() && !slices.Contains(weatherNouns, next.s) && !slices.Contains(dayWords, next.s)
 }
