@@ -96,13 +96,20 @@ func (r *Router) pick(req Request) (string, Handler) {
 // Respond routes req to its handler, through the middleware, with a turn
 // id on ctx (a new one unless the adapter set one). Adapters call it.
 func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	name, h := r.pick(req)
+	return r.respond(ctx, req, name, h, emit)
+}
+
+// respond is Respond for a request already routed to name and h, so that
+// the Chooser, which routes it first to choose its model, does not read
+// its words twice.
+func (r *Router) respond(ctx context.Context, req Request, name string, h Handler, emit func(llm.Event) error) error {
 	if r.fallback == nil {
 		return errors.New("respond: router has no chat handler")
 	}
 	if TurnID(ctx) == "" {
 		ctx = WithTurnID(ctx, NewTurnID())
 	}
-	name, h := r.pick(req)
 	for i := len(r.middleware) - 1; i >= 0; i-- {
 		h = r.middleware[i](name, h)
 	}
