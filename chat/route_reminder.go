@@ -62,7 +62,7 @@ func (m message) timeWithNi() bool {
 			continue
 		}
 		if slices.Contains(dayWords, w.s) || strings.HasSuffix(w.s, "曜") || strings.HasSuffix(w.s, "曜日") ||
-			w.s == "月末" || w.sub == "接尾" && (w.s == "時" || w.s == "分" || w.s == "後" || w.s == "日" || w.s == "末") {
+			w.s == "月末" || w.sub == "接尾" && (w.s == "時" || w.s == "時半" || w.s == "分" || w.s == "後" || w.s == "日" || w.s == "末") {
 			return true
 		}
 	}
@@ -123,6 +123,10 @@ func (m message) asksToBeTold() (strong, weak bool) {
 				strong = strong || quoted
 				weak = weak || !quoted
 			}
+		case "アラーム", "アラームセット":
+			// An alarm to set or sound (アラームかけて, 7時に設定して), not
+			// one that did not ring.
+			strong = strong || w.s == "アラームセット" || m.has("かけ", "掛け", "鳴らし", "セット", "設定")
 		case "tell", "let":
 			weak = weak || next.s == "me"
 		case "set":
