@@ -56,8 +56,7 @@ var routeNames = []string{RouteReminder, RouteWeather, RouteSmalltalk}
 
 // message is a text as the route rules read it.
 type message struct {
-	text  string // as written
-	lower string // lower-cased, for the English rules and the time readers
+	text  string // as written, for the time readers
 	words []word
 	at    time.Time
 }
@@ -71,7 +70,7 @@ type word struct {
 }
 
 func readMessage(text string, at time.Time) message {
-	m := message{text: text, lower: strings.ToLower(text), at: at}
+	m := message{text: text, at: at}
 	ws := wordpool.Words(text)
 	m.words = make([]word, 0, len(ws))
 	for _, w := range ws {
@@ -124,17 +123,12 @@ func (m message) word(i int) word {
 
 // has reports whether one of the words is in set.
 func (m message) has(set ...string) bool {
-	return m.index(set...) >= 0
-}
-
-// index returns where the first word in set is, or -1.
-func (m message) index(set ...string) int {
-	for i, w := range m.words {
+	for _, w := range m.words {
 		if slices.Contains(set, w.s) {
-			return i
+			return true
 		}
 	}
-	return -1
+	return false
 }
 
 // hasPhrase reports whether the words run in the given order somewhere.
@@ -171,3 +165,16 @@ func (w word) isEnd() bool {
 	r, _ := utf8.DecodeRuneInString(w.s)
 	return unicode.IsPunct(r) || unicode.IsSymbol(r)
 }
+
+// asksHow reports a question for knowledge: how to, which is best.
+func (m message) asksHow() bool {
+	for _, w := range m.words {
+		if w.s == "方" && w.sub == "接尾" || strings.HasSuffix(w.s, "方") && w.pos == "名詞" && !slices.Contains(notWays, w.s) {
+			return true // つけ方, 書き方, 読み方
+		}
+	}
+	return m.has("方法", "コツ", "やり方", "仕方", "おすすめ", "オススメ", "レシピ", "違い", "意味")
+}
+
+// notWays end in 方 but are no way of doing.
+var notWays = []string{"方", "夕方", "朝方", "明け方", "両方", "地方", "片方", "味方", "当方", "先方", "他方", "一方", "貴方", "親方"}

@@ -145,19 +145,6 @@ func (m message) aboutReminders() bool {
 		"list", "show", "cancel", "delete", "remove", "stop")
 }
 
-// asksHow reports a question for knowledge: how to, which is best.
-func (m message) asksHow() bool {
-	for _, w := range m.words {
-		if w.s == "方" && w.sub == "接尾" || strings.HasSuffix(w.s, "方") && w.pos == "名詞" && !slices.Contains(notWays, w.s) {
-			return true // つけ方, 書き方, 読み方
-		}
-	}
-	return m.has("方法", "コツ", "やり方", "仕方", "おすすめ", "オススメ", "レシピ", "違い", "意味")
-}
-
-// notWays end in 方 but are no way of doing.
-var notWays = []string{"方", "夕方", "朝方", "明け方", "両方", "地方", "片方", "味方", "当方", "先方", "他方", "一方", "貴方", "親方"}
-
 // requestEnds reports whether the words from i end a request: nothing
 // more, or ね, ください, くれる？, ほしい, お願い.
 func (m message) requestEnds(i int) bool {
