@@ -69,8 +69,9 @@ func (m message) moodSaid(i int) bool {
 	case next.s == "が" || next.s == "も":
 		return next2.s != "ない" && next2.s != "なく" && next2.s != "なかっ" // 暇がない: busy
 	case next.s == "な" || next.s == "の":
-		// 暇な人いる？ asks who would chat; 退屈な会議 is a kind of meeting.
-		return next2.s == "人" || next2.s == "ん" || next2.s == "の"
+		// 暇な人いる？ asks who would chat, 暇なので says why; 退屈な会議
+		// is a kind of meeting.
+		return next2.s == "人" || next2.s == "ん" || next2.s == "の" || next2.s == "ので"
 	case next.pos == "名詞":
 		return false
 	}
