@@ -78,16 +78,16 @@ func (c *Chooser) Settings() Settings {
 
 // Respond gives the turn its persona and model and routes it.
 func (c *Chooser) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
-	route, _ := c.Router.pick(req)
+	route, h := c.Router.pick(req)
 	req = c.applyChannel(ctx, req, route)
 	if s := c.Settings(); s != nil && req.Model == "" {
 		key := "default_model"
-		if route == "reminder" {
+		if route == RouteReminder {
 			key = "reminder_model"
 		}
 		req.Model = s.Get(key)
 	}
-	return c.Router.Respond(ctx, req, emit)
+	return c.Router.respond(ctx, req, route, h, emit)
 }
 
 // applyChannel gives a Discord turn its channel's persona, and its model

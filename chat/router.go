@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,28 +24,12 @@ func (f HandlerFunc) Handle(ctx context.Context, req Request, emit func(llm.Even
 	return f(ctx, req, emit)
 }
 
-// Keywords of the keyword routes, listed in the order the bot adds them and
-// so tries them: a reminder first, so that 「雨の日に傘を忘れないように」 is a
-// reminder rather than the weather.
-var (
-	ReminderKeywords = []string{"リマインド", "忘れないように", "覚えといて", "アラーム", "remind",
-		// Repeating reminders and scheduled posts.
-		"毎日", "毎朝", "毎晩", "毎週", "毎月", "毎年", "平日", "隔週", "定期", "投稿して"}
-	SmalltalkKeywords = []string{"どうでもいい", "雑談", "暇"}
-	WeatherKeywords   = []string{"天気", "洗濯", "雨", "weather"}
-)
-
-type route struct {
-	name     string
-	keywords []string
-	handler  Handler
-}
-
-// Router picks a handler for a request by keywords: routes are tried in the
-// order they were added, the first whose keyword occurs in the text wins,
-// and the fallback (the chat handler) takes everything else.
+// Router picks a handler for a request by what its words ask for: Classify
+// names the route (its doc gives the order of precedence), the handler
+// added for that name answers, and the fallback (the chat handler) takes
+// everything else, a route without a handler included.
 type Router struct {
-	routes     []route
+	routes     map[string]Handler
 	fallback   Handler
 	middleware []Middleware
 	// TurnTimeout bounds each turn (TURN_TIMEOUT); 0 means no bound. A turn
@@ -62,36 +47,38 @@ func NewRouter(fallback Handler) *Router {
 	return &Router{fallback: fallback}
 }
 
-// Add appends a route; English keywords match case-insensitively. Adding a
-// name twice is an error, so two features cannot silently fight for a route.
-func (r *Router) Add(name string, keywords []string, h Handler) error {
-	if h == nil || len(keywords) == 0 {
-		return fmt.Errorf("add route %q: a handler and keywords are required", name)
+// Add sets the handler of a route Classify names (RouteReminder,
+// RouteWeather, RouteSmalltalk). Adding a name twice is an error, so two
+// features cannot silently fight for a route, and so is a name Classify
+// never gives, which would never be used.
+func (r *Router) Add(name string, h Handler) error {
+	if h == nil {
+		return fmt.Errorf("add route %q: a handler is required", name)
 	}
-	for _, rt := range r.routes {
-		if rt.name == name {
-			return fmt.Errorf("add route %q: already added", name)
-		}
+	if !slices.Contains(routeNames, name) {
+		return fmt.Errorf("add route %q: not a route (want one of %s)", name, strings.Join(routeNames, ", "))
 	}
-	lower := make([]string, len(keywords))
-	for i, k := range keywords {
-		lower[i] = strings.ToLower(k)
+	if _, ok := r.routes[name]; ok {
+		return fmt.Errorf("add route %q: already added", name)
 	}
-	r.routes = append(r.routes, route{name: name, keywords: lower, handler: h})
+	if r.routes == nil {
+		r.routes = map[string]Handler{}
+	}
+	r.routes[name] = h
 	return nil
 }
 
-// Match returns the name and handler for text; the fallback is named "chat".
-func (r *Router) Match(text string) (string, Handler) {
-	lower := strings.ToLower(text)
-	for _, rt := range r.routes {
-		for _, k := range rt.keywords {
-			if strings.Contains(lower, k) {
-				return rt.name, rt.handler
-			}
-		}
+// Match returns the name and handler for text said at at; the fallback is
+// named "chat".
+func (r *Router) Match(text string, at time.Time) (string, Handler) {
+	if len(r.routes) == 0 {
+		return RouteChat, r.fallback
 	}
-	return "chat", r.fallback
+	name := Classify(text, at)
+	if h, ok := r.routes[name]; ok {
+		return name, h
+	}
+	return RouteChat, r.fallback
 }
 
 // pick is Match for req, whose Chat flag sends it to the chat handler.
@@ -99,19 +86,30 @@ func (r *Router) pick(req Request) (string, Handler) {
 	if req.Chat {
 		return "chat", r.fallback
 	}
-	return r.Match(req.Text)
+	at := req.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return r.Match(req.Text, at)
 }
 
 // Respond routes req to its handler, through the middleware, with a turn
 // id on ctx (a new one unless the adapter set one). Adapters call it.
 func (r *Router) Respond(ctx context.Context, req Request, emit func(llm.Event) error) error {
+	name, h := r.pick(req)
+	return r.respond(ctx, req, name, h, emit)
+}
+
+// respond is Respond for a request already routed to name and h, so that
+// the Chooser, which routes it first to choose its model, does not read
+// its words twice.
+func (r *Router) respond(ctx context.Context, req Request, name string, h Handler, emit func(llm.Event) error) error {
 	if r.fallback == nil {
 		return errors.New("respond: router has no chat handler")
 	}
 	if TurnID(ctx) == "" {
 		ctx = WithTurnID(ctx, NewTurnID())
 	}
-	name, h := r.pick(req)
 	for i := len(r.middleware) - 1; i >= 0; i-- {
 		h = r.middleware[i](name, h)
 	}

@@ -299,15 +299,14 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 
 	for _, r := range []struct {
-		name     string
-		keywords []string
-		h        chat.Handler
+		name string
+		h    chat.Handler
 	}{
-		{"reminder", chat.ReminderKeywords, reminders},
-		{"smalltalk", chat.SmalltalkKeywords, smalltalk},
-		{"weather", chat.WeatherKeywords, &chat.Weather{Chat: conv, Forecasts: forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
+		{chat.RouteReminder, reminders},
+		{chat.RouteSmalltalk, smalltalk},
+		{chat.RouteWeather, &chat.Weather{Chat: conv, Forecasts: forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
 	} {
-		if err := a.router.Add(r.name, r.keywords, r.h); err != nil {
+		if err := a.router.Add(r.name, r.h); err != nil {
 			return err
 		}
 	}

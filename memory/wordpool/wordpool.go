@@ -230,3 +230,32 @@ func intN(r *rand.Rand, n int) int {
 	}
 	return r.IntN(n)
 }
+
+// Word is one word of a text as the dictionary reads it.
+type Word struct {
+	// Surface is the word as written. The shrunk dictionary keeps no base
+	// forms, so a verb is its conjugated stem (教え in 教えて).
+	Surface string
+	// POS is its part of speech, most general first: 名詞, 固有名詞, 地域.
+	POS []string
+}
+
+// Words returns the words of text in order, spaces left out, read with the
+// dictionary every pool shares (loaded on first use, as Nouns does). It is
+// nil when the dictionary cannot be loaded.
+func Words(text string) []Word {
+	t, err := tokenizerOnce()
+	if err != nil {
+		return nil
+	}
+	tks := t.Tokenize(text)
+	out := make([]Word, 0, len(tks))
+	for _, tk := range tks {
+		pos := tk.POS()
+		if len(pos) > 1 && pos[1] == "空白" || strings.TrimSpace(tk.Surface) == "" {
+			continue
+		}
+		out = append(out, Word{Surface: tk.Surface, POS: pos})
+	}
+	return out
+}

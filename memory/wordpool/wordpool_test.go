@@ -336,3 +336,31 @@ func TestSeedWaitsForFirstUse(t *testing.T) {
 		t.Fatalf("words = %q, want %q", got, want)
 	}
 }
+
+// Words gives every word with its part of speech, so 雨 in 梅雨 or 雨宮 is
+// not the word 雨, and spaces are left out.
+func TestWords(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string // surface/part of speech
+	}{
+		{"明日雨降る？", []string{"明日/名詞", "雨/名詞", "降る/動詞", "？/記号"}},
+		{"梅雨の時期", []string{"梅雨/名詞", "の/助詞", "時期/名詞"}},
+		{"雨宮さん", []string{"雨宮/名詞", "さん/名詞"}},
+		{"remind me", []string{"remind/名詞", "me/名詞"}},
+		{"", nil},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			var got []string
+			for _, w := range Words(tc.text) {
+				got = append(got, w.Surface+"/"+w.POS[0])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Words = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if w := Words("大阪"); len(w) != 1 || !slices.Equal(w[0].POS[:3], []string{"名詞", "固有名詞", "地域"}) {
+		t.Errorf("Words(大阪) = %+v, want a place", w)
+	}
+}
