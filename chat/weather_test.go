@@ -14,6 +14,8 @@ import (
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools"
+	"github.com/yorozu-bot/yorozu/tools/forecast"
 	"github.com/yorozu-bot/yorozu/weather"
 )
 
@@ -150,6 +152,41 @@ func TestWeatherHandlerAnswersForThePlaceAsked(t *testing.T) {
 				t.Errorf("%d charts, want the forecast's", charts)
 			}
 		})
+	}
+}
+
+// TestChatHandlerReachesTheForecast: a weather question the router left
+// to the chat handler is still answered from JMA's forecast, through the
+// weather_forecast tool, for the place asked.
+func TestChatHandlerReachesTheForecast(t *testing.T) {
+	c, srv, _ := newConversation(t)
+	jma := jmaServer(t, true)
+	now := func() time.Time { return time.Date(2023, 1, 28, 12, 0, 0, 0, weather.JST) }
+	c.Tools.(*tools.Registry).MustRegister(forecast.Tool(
+		weather.NewClient(weather.ClientOptions{BaseURL: jma.URL, HTTPClient: jma.Client(), Now: now}), "130000", now))
+	srv.Script(ollamatest.ToolCalls(ollamatest.Call(forecast.Name, map[string]any{"place": "大阪"})),
+		ollamatest.Text("明日の大阪は晴れの予報です。傘はいらないでしょう。"))
+	var text strings.Builder
+	err := c.Handle(context.Background(), Request{Session: "discord:channel:1", Source: "discord", ChannelID: "1",
+		Text: "明日大阪に行くんだけど傘いるかな"}, func(e llm.Event) error {
+		if e, ok := e.(llm.Text); ok {
+			text.WriteString(e.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.String() != "明日の大阪は晴れの予報です。傘はいらないでしょう。" {
+		t.Errorf("answer %q", text.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want the question and the tool's answer", len(reqs))
+	}
+	if got := strings.Join(toolResults(reqs[1]), "\n"); !strings.Contains(got, "気象庁の天気予報（大阪府") ||
+		!strings.Contains(got, "■ 1月29日(日)\n天気：晴れ") {
+		t.Errorf("tool results %q, want Osaka's forecast", got)
 	}
 }
 
