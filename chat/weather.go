@@ -34,8 +34,8 @@ type Weather struct {
 	Logger    *slog.Logger
 }
 
-const placeUnknownNote = "ユーザーが尋ねた場所「%s」は気象庁の予報区に見つからなかったため、代わりに既定の地域（%s）の予報を渡しています。" +
-	"答えの最初に、その場所の予報は分からず%sの予報で答えることをはっきり伝えてください。"
+const placeUnknownNote = "ユーザーが尋ねた「%s」は気象庁の予報区から特定できなかったため、代わりに既定の地域（%s）の予報を渡しています。" +
+	"答えの最初に、%sの予報で答えることをはっきり伝えてください。"
 
 // Handle answers req with the forecast in the context.
 func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {

@@ -110,14 +110,14 @@ func TestWeatherHandlerAnswersForThePlaceAsked(t *testing.T) {
 	}{
 		{"Osaka", "大阪の明日の天気は？",
 			[]string{"気象庁の天気予報（大阪府、1月28日11時発表）", "■ 1月29日(日)\n天気：晴れ", "降水確率：00-06時 10%", "２９日の大阪府は"},
-			[]string{"東京地方", "見つからなかった"}},
+			[]string{"東京地方", "特定できなかった"}},
 		{"Osaka in English", "What's the weather in Osaka tomorrow?",
-			[]string{"気象庁の天気予報（大阪府"}, []string{"東京地方", "見つからなかった"}},
+			[]string{"気象庁の天気予報（大阪府"}, []string{"東京地方", "特定できなかった"}},
 		{"unknown place", "アトランティスの天気は？",
-			[]string{"「アトランティス」は気象庁の予報区に見つからなかった", "既定の地域（東京都）", "気象庁の天気予報（東京地方"},
+			[]string{"「アトランティス」は気象庁の予報区から特定できなかった", "既定の地域（東京都）", "気象庁の天気予報（東京地方"},
 			[]string{"大阪府"}},
 		{"no place named", "明日の天気は？",
-			[]string{"気象庁の天気予報（東京地方"}, []string{"見つからなかった"}},
+			[]string{"気象庁の天気予報（東京地方"}, []string{"特定できなかった"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, srv, _ := newConversation(t)

@@ -106,9 +106,10 @@ type placeName struct {
 	place Place
 }
 
-// placeIndex holds every name, longest first, so that the first name
-// matching at a position is the longest there.
-var placeIndex = func() []placeName {
+// placeIndex holds every name by its first rune, longest first, so that
+// the first name matching at a position is the longest there and a
+// position is compared only with the names that can start there.
+var placeIndex = func() map[rune][]placeName {
 	var idx []placeName
 	seen := map[string]bool{}
 	add := func(name string, p Place) {
@@ -126,7 +127,12 @@ var placeIndex = func() []placeName {
 		}
 	}
 	slices.SortStableFunc(idx, func(a, b placeName) int { return len(b.name) - len(a.name) })
-	return idx
+	byFirst := map[rune][]placeName{}
+	for _, n := range idx {
+		r, _ := utf8.DecodeRuneInString(n.name)
+		byFirst[r] = append(byFirst[r], n)
+	}
+	return byFirst
 }()
 
 func isASCII(s string) bool {
@@ -153,7 +159,8 @@ var honorifics = []string{"さん", "さま", "様", "くん", "君", "ちゃん
 func FindPlace(text string) (Place, bool) {
 	lower := strings.ToLower(text)
 	for i := 0; i < len(lower); {
-		if n, ok := nameAt(lower, i); ok {
+		r, size := utf8.DecodeRuneInString(lower[i:])
+		if n, ok := nameAt(lower, i, r); ok {
 			rest := lower[i+len(n.name):]
 			if !n.ascii && hasAnyPrefix(rest, honorifics) {
 				i += len(n.name)
@@ -161,16 +168,15 @@ func FindPlace(text string) (Place, bool) {
 			}
 			return n.place, true
 		}
-		_, size := utf8.DecodeRuneInString(lower[i:])
 		i += size
 	}
 	return Place{}, false
 }
 
-// nameAt is the longest name that starts at s[i:] and stands there as a
-// name: a romanized one must not be part of a longer word.
-func nameAt(s string, i int) (placeName, bool) {
-	for _, n := range placeIndex {
+// nameAt is the longest name that starts at s[i:] (with rune r) and stands
+// there as a name: a romanized one must not be part of a longer word.
+func nameAt(s string, i int, r rune) (placeName, bool) {
+	for _, n := range placeIndex[r] {
 		if !strings.HasPrefix(s[i:], n.name) {
 			continue
 		}
@@ -233,9 +239,10 @@ var askedJa = regexp.MustCompile(`([\p{Han}\p{Katakana}ーA-Za-z・]+)(?:の|で
 // askedEn finds a capitalised name after in/for/at: "weather in Atlantis".
 var askedEn = regexp.MustCompile(`\b(?i:in|for|at)\s+((?:[A-Z][\p{L}'-]*)(?:\s+[A-Z][\p{L}'-]*)*)`)
 
-// notPlaces are names in a place's position that are times or "here"
-// (「来週月曜の天気」, 「地元の天気」), not places.
-var notPlaces = regexp.MustCompile(`^(?:今日|本日|明日|明後日|昨日|一昨日|今夜|今晩|今朝|今週|来週|再来週|週末|土日|平日|連休|午前|午後|朝|昼|夜|夕方|日中|今|現在|最近|毎日|今月|来月|[月火水木金土日]曜日?|[0-9０-９]+日|地元|近所|この辺|ここ|外|屋外)+$|^(?:Today|Tomorrow|Tonight|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|English|Japanese|Celsius|Fahrenheit)$`)
+// notPlaces are names in a place's position that are times, "here", or
+// what else a weather question is about (「来週月曜の天気」, 「地元の天気」,
+// 「梅雨の天気」), not places.
+var notPlaces = regexp.MustCompile(`^(?:今日|本日|明日|明後日|昨日|一昨日|今夜|今晩|今朝|今週|来週|再来週|週末|土日|平日|連休|午前|午後|朝|昼|夜|夕方|日中|今|現在|最近|毎日|今月|来月|[月火水木金土日]曜日?|[0-9０-９]+日|地元|近所|この辺|ここ|外|屋外|梅雨|台風|花粉|黄砂|雷|春|夏|秋|冬|季節|年末|年始|正月|祝日|花見|紅葉|運動会|遠足|試合|通勤|通学|散歩|洗濯物|天気)+$|^(?:Today|Tomorrow|Tonight|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|English|Japanese|Celsius|Fahrenheit)$`)
 
 // UnknownPlace returns the place a weather question asks about when it is
 // one FindPlace does not know (「アトランティスの天気は？」 → アトランティス), so

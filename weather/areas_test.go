@@ -76,6 +76,10 @@ func TestUnknownPlace(t *testing.T) {
 		{"来週月曜の天気は？", ""},
 		{"今日は雨？", ""},
 		{"地元の天気", ""},
+		{"梅雨の天気はどう？", ""},
+		{"運動会の天気", ""},
+		{"白馬の天気", "白馬"}, // a town the table does not list
+		{"実家の天気", "実家"}, // somewhere, but not known: the answer says which area it gives
 		{"傘いる？", ""},
 		{"What's the weather tomorrow?", ""},
 		{"weather for Tomorrow", ""},
@@ -148,5 +152,15 @@ func TestParsePlaceReadsTheAreaAndItsStation(t *testing.T) {
 	}
 	if _, err := Parse(b, "469999"); err == nil {
 		t.Error("Parse took an area the document lacks")
+	}
+}
+
+// BenchmarkFindPlace: a long message with no place in it, the worst case.
+func BenchmarkFindPlace(b *testing.B) {
+	text := strings.Repeat("来週の週末はどこかへ出かけたいけれど、雨が降るかどうか気になっています。", 20)
+	for b.Loop() {
+		if _, ok := FindPlace(text); ok {
+			b.Fatal("found a place")
+		}
 	}
 }

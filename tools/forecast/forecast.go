@@ -52,8 +52,8 @@ func Tool(f Forecaster, defaultOffice string, now func() time.Time) tools.Tool {
 			}
 			facts := weather.Facts(fc, now())
 			if !ok && asked != "" {
-				return fmt.Sprintf("「%s」は気象庁の予報区に見つかりませんでした。代わりに既定の地域（%s）の予報です。"+
-					"ユーザーにそのことを伝えてから答えてください。\n\n%s", asked, p.Label(), facts), nil
+				return fmt.Sprintf("「%s」は気象庁の予報区から特定できませんでした。代わりに既定の地域（%s）の予報です。"+
+					"%sの予報であることをユーザーに伝えてから答えてください。\n\n%s", asked, p.Label(), p.Label(), facts), nil
 			}
 			return facts, nil
 		})

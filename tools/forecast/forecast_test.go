@@ -56,12 +56,12 @@ func TestWeatherForecastAnswersForThePlace(t *testing.T) {
 		down       bool
 		err        string
 	}{
-		{"Japanese name", `{"place":"大阪"}`, []string{"気象庁の天気予報（大阪府、1月28日11時発表）", "■ 1月29日(日)\n天気：晴れ", "出典：気象庁"}, []string{"東京", "見つかりません"}, false, ""},
+		{"Japanese name", `{"place":"大阪"}`, []string{"気象庁の天気予報（大阪府、1月28日11時発表）", "■ 1月29日(日)\n天気：晴れ", "出典：気象庁"}, []string{"東京", "特定できません"}, false, ""},
 		{"city in a longer phrase", `{"place":"大阪市北区"}`, []string{"（大阪府、"}, nil, false, ""},
-		{"English name", `{"place":"Osaka"}`, []string{"（大阪府、"}, []string{"見つかりません"}, false, ""},
-		{"no place: the home area", `{}`, []string{"気象庁の天気予報（東京地方"}, []string{"見つかりません"}, false, ""},
+		{"English name", `{"place":"Osaka"}`, []string{"（大阪府、"}, []string{"特定できません"}, false, ""},
+		{"no place: the home area", `{}`, []string{"気象庁の天気予報（東京地方"}, []string{"特定できません"}, false, ""},
 		{"unknown place: the home area, said so", `{"place":"アトランティス"}`,
-			[]string{"「アトランティス」は気象庁の予報区に見つかりませんでした。代わりに既定の地域（東京都）の予報です。", "気象庁の天気予報（東京地方"}, nil, false, ""},
+			[]string{"「アトランティス」は気象庁の予報区から特定できませんでした。代わりに既定の地域（東京都）の予報です。", "気象庁の天気予報（東京地方"}, nil, false, ""},
 		{"JMA down", `{"place":"札幌"}`, nil, nil, true, "forecast for 石狩・空知・後志地方 (016000)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
