@@ -43,16 +43,16 @@ var placeNames = []struct {
 	{Place{Name: "上川・留萌地方", Office: "012000"}, []string{"上川地方", "留萌地方", "上川", "留萌", "旭川", "富良野", "Kamikawa", "Rumoi", "Asahikawa", "Furano"}},
 	{Place{Name: "網走・北見・紋別地方", Office: "013000"}, []string{"網走地方", "北見地方", "紋別地方", "網走", "北見", "紋別", "知床", "Abashiri", "Kitami", "Monbetsu"}},
 	{Place{Name: "十勝地方", Office: "014100", Area: "014030", Station: "帯広"}, []string{"十勝", "帯広", "Tokachi", "Obihiro"}},
-	{Place{Name: "釧路・根室地方", Office: "014100"}, []string{"釧路地方", "根室地方", "釧路", "根室", "Kushiro", "Nemuro"}},
+	{Place{Name: "釧路・根室地方", Office: "014100"}, []string{"根室地方", "根室", "Nemuro"}},
 	{Place{Name: "胆振・日高地方", Office: "015000"}, []string{"胆振地方", "日高地方", "胆振", "日高", "室蘭", "苫小牧", "登別", "Iburi", "Hidaka", "Muroran", "Tomakomai"}},
 	{Place{Name: "石狩・空知・後志地方", Office: "016000"}, []string{"石狩地方", "空知地方", "後志地方", "石狩", "空知", "後志", "北海道", "道央", "札幌", "小樽", "千歳", "北広島", "Hokkaido", "Sapporo", "Otaru", "Chitose", "Niseko"}},
 	{Place{Name: "渡島・檜山地方", Office: "017000"}, []string{"渡島地方", "檜山地方", "渡島", "檜山", "函館", "Hakodate"}},
-	{Place{Name: "青森県", Office: "020000"}, []string{"青森", "八戸", "弘前", "Aomori", "Hachinohe", "Hirosaki"}},
+	{Place{Name: "青森県", Office: "020000"}, []string{"青森", "弘前", "Aomori", "Hirosaki"}},
 	{Place{Name: "岩手県", Office: "030000"}, []string{"岩手", "盛岡", "Iwate", "Morioka"}},
 	{Place{Name: "宮城県", Office: "040000"}, []string{"宮城", "仙台", "Miyagi", "Sendai"}},
 	{Place{Name: "秋田県", Office: "050000"}, []string{"秋田", "Akita"}},
 	{Place{Name: "山形県", Office: "060000"}, []string{"山形", "Yamagata"}},
-	{Place{Name: "福島県", Office: "070000"}, []string{"福島", "郡山", "いわき", "会津", "Fukushima", "Koriyama", "Iwaki", "Aizu"}},
+	{Place{Name: "福島県", Office: "070000"}, []string{"福島", "Fukushima"}},
 	{Place{Name: "茨城県", Office: "080000"}, []string{"茨城", "水戸", "つくば", "Ibaraki", "Mito", "Tsukuba"}},
 	{Place{Name: "栃木県", Office: "090000"}, []string{"栃木", "宇都宮", "日光", "Tochigi", "Utsunomiya", "Nikko"}},
 	{Place{Name: "群馬県", Office: "100000"}, []string{"群馬", "前橋", "高崎", "Gunma", "Maebashi", "Takasaki"}},
@@ -62,12 +62,12 @@ var placeNames = []struct {
 	{Place{Name: "神奈川県", Office: "140000"}, []string{"神奈川", "横浜", "川崎", "相模原", "鎌倉", "箱根", "Kanagawa", "Yokohama", "Kawasaki", "Sagamihara", "Kamakura", "Hakone"}},
 	{Place{Name: "新潟県", Office: "150000"}, []string{"新潟", "Niigata"}},
 	{Place{Name: "富山県", Office: "160000"}, []string{"富山", "Toyama"}},
-	{Place{Name: "石川県", Office: "170000"}, []string{"石川", "金沢", "能登", "Ishikawa", "Kanazawa", "Noto"}},
+	{Place{Name: "石川県", Office: "170000"}, []string{"石川", "金沢", "Ishikawa", "Kanazawa"}},
 	{Place{Name: "福井県", Office: "180000"}, []string{"福井", "Fukui"}},
 	{Place{Name: "山梨県", Office: "190000"}, []string{"山梨", "甲府", "Yamanashi", "Kofu"}},
-	{Place{Name: "長野県", Office: "200000"}, []string{"長野", "松本", "軽井沢", "Nagano", "Matsumoto", "Karuizawa"}},
+	{Place{Name: "長野県", Office: "200000"}, []string{"長野", "Nagano"}},
 	{Place{Name: "岐阜県", Office: "210000"}, []string{"岐阜", "Gifu"}},
-	{Place{Name: "静岡県", Office: "220000"}, []string{"静岡", "浜松", "Shizuoka", "Hamamatsu"}},
+	{Place{Name: "静岡県", Office: "220000"}, []string{"静岡", "Shizuoka"}},
 	{Place{Name: "愛知県", Office: "230000"}, []string{"愛知", "名古屋", "豊田", "Aichi", "Nagoya"}},
 	{Place{Name: "三重県", Office: "240000"}, []string{"三重", "津市", "四日市", "伊勢", "Mie", "Yokkaichi", "Ise"}},
 	{Place{Name: "滋賀県", Office: "250000"}, []string{"滋賀", "大津", "Shiga", "Otsu"}},
@@ -85,18 +85,41 @@ var placeNames = []struct {
 	{Place{Name: "香川県", Office: "370000"}, []string{"香川", "高松", "Kagawa", "Takamatsu"}},
 	{Place{Name: "愛媛県", Office: "380000"}, []string{"愛媛", "松山", "Ehime", "Matsuyama"}},
 	{Place{Name: "高知県", Office: "390000"}, []string{"高知", "Kochi"}},
-	{Place{Name: "福岡県", Office: "400000"}, []string{"福岡", "北九州", "博多", "久留米", "Fukuoka", "Kitakyushu", "Hakata"}},
+	{Place{Name: "福岡県", Office: "400000"}, []string{"福岡", "博多", "久留米", "Fukuoka", "Hakata"}},
 	{Place{Name: "佐賀県", Office: "410000"}, []string{"佐賀", "Saga"}},
-	{Place{Name: "長崎県", Office: "420000"}, []string{"長崎", "佐世保", "Nagasaki", "Sasebo"}},
+	{Place{Name: "長崎県", Office: "420000"}, []string{"長崎", "Nagasaki"}},
 	{Place{Name: "熊本県", Office: "430000"}, []string{"熊本", "阿蘇", "Kumamoto", "Aso"}},
 	{Place{Name: "大分県", Office: "440000"}, []string{"大分", "別府", "Oita", "Beppu"}},
 	{Place{Name: "宮崎県", Office: "450000"}, []string{"宮崎", "Miyazaki"}},
 	{Place{Name: "奄美地方", Office: "460100", Area: "460040", Station: "名瀬"}, []string{"奄美", "名瀬", "Amami"}},
-	{Place{Name: "鹿児島県（奄美地方除く）", Office: "460100"}, []string{"鹿児島県", "鹿児島", "屋久島", "種子島", "Kagoshima", "Yakushima"}},
+	{Place{Name: "鹿児島県（奄美地方除く）", Office: "460100"}, []string{"鹿児島県", "鹿児島", "Kagoshima"}},
 	{Place{Name: "沖縄本島地方", Office: "471000"}, []string{"沖縄本島", "沖縄県", "沖縄", "那覇", "名護", "Okinawa", "Naha"}},
 	{Place{Name: "大東島地方", Office: "472000"}, []string{"大東島", "南大東", "北大東", "Daito"}},
 	{Place{Name: "宮古島地方", Office: "473000"}, []string{"宮古島", "Miyakojima"}},
 	{Place{Name: "八重山地方", Office: "474000"}, []string{"八重山", "石垣島", "石垣市", "西表", "与那国", "Yaeyama", "Ishigaki", "Iriomote"}},
+}
+
+// placeAreas are towns outside their office's first class10 area, read
+// for their own area and temperature station (area codes and stations as
+// in JMA's forecast_area.json): 釧路 is not 根室地方, いわき not 中通り.
+var placeAreas = []struct {
+	Place
+	names []string
+}{
+	{Place{Name: "釧路・根室地方", Office: "014100", Area: "014020", Station: "釧路"}, []string{"釧路地方", "釧路", "Kushiro"}},
+	{Place{Name: "青森県", Office: "020000", Area: "020030", Station: "八戸"}, []string{"八戸", "Hachinohe"}},
+	{Place{Name: "福島県", Office: "070000", Area: "070010", Station: "郡山"}, []string{"郡山", "Koriyama"}},
+	{Place{Name: "福島県", Office: "070000", Area: "070020", Station: "小名浜"}, []string{"いわき", "浜通り", "小名浜", "相馬", "Iwaki"}},
+	{Place{Name: "福島県", Office: "070000", Area: "070030", Station: "若松"}, []string{"会津", "Aizu"}},
+	{Place{Name: "石川県", Office: "170000", Area: "170020", Station: "輪島"}, []string{"能登", "輪島", "Noto", "Wajima"}},
+	{Place{Name: "長野県", Office: "200000", Area: "200020", Station: "松本"}, []string{"松本", "安曇野", "上高地", "Matsumoto"}},
+	{Place{Name: "長野県", Office: "200000", Area: "200020", Station: "軽井沢"}, []string{"軽井沢", "Karuizawa"}},
+	{Place{Name: "長野県", Office: "200000", Area: "200020", Station: "諏訪"}, []string{"諏訪", "Suwa"}},
+	{Place{Name: "長野県", Office: "200000", Area: "200030", Station: "飯田"}, []string{"飯田"}},
+	{Place{Name: "静岡県", Office: "220000", Area: "220040", Station: "浜松"}, []string{"浜松", "Hamamatsu"}},
+	{Place{Name: "福岡県", Office: "400000", Area: "400020", Station: "八幡"}, []string{"北九州", "Kitakyushu"}},
+	{Place{Name: "長崎県", Office: "420000", Area: "420020", Station: "佐世保"}, []string{"佐世保", "Sasebo"}},
+	{Place{Name: "鹿児島県（奄美地方除く）", Office: "460100", Area: "460030", Station: "種子島"}, []string{"屋久島", "種子島", "Yakushima"}},
 }
 
 // placeName is one name of a place, as matched.
@@ -122,6 +145,11 @@ var placeIndex = func() map[rune][]placeName {
 	}
 	for _, e := range placeNames {
 		add(e.Name, e.Place)
+		for _, n := range e.names {
+			add(n, e.Place)
+		}
+	}
+	for _, e := range placeAreas {
 		for _, n := range e.names {
 			add(n, e.Place)
 		}
@@ -202,17 +230,19 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 
 // OfficePlace is the place of an office code (WEATHER_AREA_CODE): its
 // table entry, or the bare office when the table does not list the code.
+// 十勝地方 (014030) and 奄美地方 (460040), offices without a document of
+// their own, are read from the document that holds them.
 func OfficePlace(office string) Place {
 	for _, e := range placeNames {
-		if e.Office == office && e.Area == "" {
+		if e.Office == office && e.Area == "" || e.Area == office {
 			return e.Place
 		}
 	}
 	return Place{Office: office}
 }
 
-// Label names the place for a user: its Name, or its office code when the
-// table does not list it.
+// Label names the place for a user: its office's Name, or its office code
+// when the table does not list it.
 func (p Place) Label() string {
 	if p.Name != "" {
 		return p.Name
@@ -229,6 +259,17 @@ func PlaceFor(text, defaultOffice string) (p Place, unknown string) {
 		return p, ""
 	}
 	return OfficePlace(defaultOffice), UnknownPlace(text)
+}
+
+// areaLabel names a class10 area for a reader who does not know which
+// office it is in: a bare part such as 南部 or 中通り gets its office's name
+// (京都府 南部); a named area (東京地方, 奄美地方, 大阪府) stands alone.
+func areaLabel(p Place, area string) string {
+	office, _, _ := strings.Cut(p.Name, "（") // 鹿児島県（奄美地方除く） → 鹿児島県
+	if office == "" || area == "" || strings.HasSuffix(area, "地方") || strings.Contains(area, office) {
+		return area
+	}
+	return office + " " + area
 }
 
 // askedJa finds the name before 「の天気」 and the like: 「アトランティスの天気は？」,

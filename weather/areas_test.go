@@ -29,6 +29,9 @@ func TestFindPlace(t *testing.T) {
 		{"広島の天気", "340000", "広島県"},
 		{"函館の天気", "017000", "渡島・檜山地方"},
 		{"帯広の天気", "014100", "十勝地方"},
+		{"釧路の天気", "014100", "釧路・根室地方"},
+		{"いわきは雨？", "070000", "福島県"},
+		{"軽井沢の天気", "200000", "長野県"},
 		{"仙台", "040000", "宮城県"},
 		{"横浜で傘いる？", "140000", "神奈川県"},
 		{"名古屋の気温", "230000", "愛知県"},
@@ -112,38 +115,75 @@ func TestPlaceTableIsJMAs(t *testing.T) {
 			t.Errorf("%s: area %q of office %s without a station of its own", e.Name, e.Area, e.Office)
 		}
 	}
+	for _, e := range placeAreas {
+		if OfficePlace(e.Office).Name != e.Name || e.Station == "" || !code.MatchString(e.Area) || e.Area[:2] != e.Office[:2] {
+			t.Errorf("town %v: want its office's name, an area of the office and a station", e.Place)
+		}
+	}
 	if len(placeNames) != 58 {
 		t.Errorf("%d offices, JMA has 58", len(placeNames))
 	}
 	if p := OfficePlace("270000"); p.Name != "大阪府" {
 		t.Errorf("OfficePlace(270000) = %+v", p)
 	}
+	if p := OfficePlace("460040"); p.Office != "460100" || p.Area != "460040" || p.Name != "奄美地方" {
+		t.Errorf("OfficePlace(460040) = %+v, want 奄美地方 read from 460100", p)
+	}
 	if p := OfficePlace("999999"); p.Office != "999999" || p.Name != "" {
 		t.Errorf("OfficePlace(999999) = %+v, want the bare office", p)
 	}
 }
 
-// TestParsePlaceReadsTheAreaAndItsStation: 奄美 is published in 鹿児島's
-// document; its weather and temperatures are 奄美地方's and 名瀬's, not
-// 薩摩地方's and 鹿児島's. An area the document lacks gives way to the
-// first, and the forecast says which it is.
+// TestParsePlaceReadsTheAreaAndItsStation: a town is read for its own
+// area and temperature station, not its office's first: 奄美 is published in
+// 鹿児島's document, いわき is 浜通り's with 小名浜's temperatures, 軽井沢 is
+// 中部's with its own. An area or station the document lacks gives way to
+// the first, and the forecast says which area it is.
 func TestParsePlaceReadsTheAreaAndItsStation(t *testing.T) {
+	for _, tc := range []struct {
+		doc, text     string
+		area, station string
+		weather       string // tomorrow's weather starts so
+		min, max      int    // tomorrow's
+	}{
+		{"forecast_460100_2021072411.json", "奄美の天気", "奄美地方", "名瀬", "雨", 26, 29},
+		{"forecast_460100_2021072411.json", "屋久島の天気", "種子島・屋久島地方", "種子島", "くもり", 27, 29},
+		{"forecast_460100_2021072411.json", "鹿児島の天気", "薩摩地方", "鹿児島", "くもり", 27, 31},
+		{"forecast_070000_2022022105.json", "いわきの天気", "福島県 浜通り", "小名浜", "", -3, 6},
+		{"forecast_070000_2022022105.json", "会津の天気", "福島県 会津", "若松", "", -3, 1},
+		{"forecast_070000_2022022105.json", "福島の天気", "福島県 中通り", "福島", "", -2, 2},
+		{"forecast_200000_2022022508.json", "軽井沢の天気", "長野県 中部", "軽井沢", "", -10, 6},
+		{"forecast_200000_2022022508.json", "松本の天気", "長野県 中部", "松本", "", -6, 10},
+		{"forecast_200000_2022022508.json", "長野の天気", "長野県 北部", "長野", "", -6, 9},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, ok := FindPlace(tc.text)
+			if !ok {
+				t.Fatalf("no place in %q", tc.text)
+			}
+			f, err := ParsePlace(b, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Area != tc.area || f.Station != tc.station {
+				t.Errorf("area %q station %q, want %q %q", f.Area, f.Station, tc.area, tc.station)
+			}
+			d := f.Days[1]
+			if !strings.HasPrefix(d.Weather, tc.weather) || d.Min.N != tc.min || d.Max.N != tc.max {
+				t.Errorf("tomorrow %q %v–%v, want %q… %d–%d", d.Weather, d.Min, d.Max, tc.weather, tc.min, tc.max)
+			}
+		})
+	}
+
 	b, err := os.ReadFile(filepath.Join("testdata", "forecast_460100_2021072411.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	amami, _ := FindPlace("奄美の天気")
-	f, err := ParsePlace(b, amami)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Area != "奄美地方" || f.Station != "名瀬" {
-		t.Errorf("area %q station %q, want 奄美地方 名瀬", f.Area, f.Station)
-	}
-	if d := f.Days[1]; !strings.HasPrefix(d.Weather, "雨") || d.Min.N != 26 || d.Max.N != 29 {
-		t.Errorf("tomorrow %q %v–%v, want 奄美's rain and 名瀬's 26–29", d.Weather, d.Min, d.Max)
-	}
-	f, err = ParsePlace(b, Place{Office: "460100", Area: "469999", Station: "どこか"})
+	f, err := ParsePlace(b, Place{Name: "鹿児島県（奄美地方除く）", Office: "460100", Area: "469999", Station: "どこか"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func (c *Client) PlaceForecast(ctx context.Context, p Place) (*Forecast, error) 
 }
 
 func (c *Client) forecast(ctx context.Context, p Place, lenient bool) (*Forecast, error) {
-	key := p.Office + "/" + p.Area + "/" + p.Station
+	key := fmt.Sprintf("%s/%s/%s/%v", p.Office, p.Area, p.Station, lenient)
 	now := c.opts.Now()
 	c.mu.Lock()
 	e, ok := c.cache[key]
@@ -138,7 +138,12 @@ func (c *Client) fetch(ctx context.Context, p Place, lenient bool) (*Forecast, e
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}
-	f, err := parse(body, p.Area, p.Station, lenient)
+	var f *Forecast
+	if lenient {
+		f, err = ParsePlace(body, p)
+	} else {
+		f, err = Parse(body, p.Area)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}

@@ -161,8 +161,15 @@ func Parse(data []byte, area string) (*Forecast, error) {
 // ParsePlace reads the document of p.Office for p's area and temperature
 // station. An area or station the document does not have gives way to its
 // first: the forecast names the area it is for, so the answer stays true.
+// The area's name carries its office's when it is only a part (京都府 南部):
+// a place asked about may be anywhere.
 func ParsePlace(data []byte, p Place) (*Forecast, error) {
-	return parse(data, p.Area, p.Station, true)
+	f, err := parse(data, p.Area, p.Station, true)
+	if err != nil {
+		return nil, err
+	}
+	f.Area = areaLabel(p, f.Area)
+	return f, nil
 }
 
 func parse(data []byte, area, station string, fallback bool) (*Forecast, error) {
