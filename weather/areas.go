@@ -179,26 +179,40 @@ func asciiLetter(b byte) bool {
 // honorifics after a name make it a person (山口さん, 千葉先生), not a place.
 var honorifics = []string{"さん", "さま", "様", "くん", "君", "ちゃん", "氏", "先生", "選手", "監督"}
 
-// FindPlace returns the place the text names first, Japanese or English
-// (「大阪の明日の天気は？」, "weather in Osaka"). At each position the longest
-// name wins, so 東京都 is Tokyo and not 京都 inside it; a romanized name
-// matches only as a whole word; a name followed by an honorific (山口さん)
-// is a person. False when the text names no place the table knows.
+// weatherAfter is what follows a place the question is about: 「大阪の天気」,
+// 「大阪は明日雨？」, 「大阪で傘いる？」.
+var weatherAfter = regexp.MustCompile(`^(?:の|で|は|って|も)?(?:(?:今日|明日|明後日|あさって|今夜|今週|来週|週末)(?:の|は)?)?(?:天気|天候|気温|予報|降水|雨|雪|洗濯|傘|寒|暑)`)
+
+// FindPlace returns the place the text asks about, Japanese or English
+// (「大阪の明日の天気は？」, "weather in Osaka"): the first named before a
+// weather word (「東京から行くけど、大阪は雨？」 is Osaka), else the first named.
+// At each position the longest name wins, so 東京都 is Tokyo and not 京都
+// inside it; a romanized name matches only as a whole word; a name
+// followed by an honorific (山口さん) is a person. False when the text
+// names no place the table knows.
 func FindPlace(text string) (Place, bool) {
 	lower := strings.ToLower(text)
+	var first Place
+	found := false
 	for i := 0; i < len(lower); {
 		r, size := utf8.DecodeRuneInString(lower[i:])
 		if n, ok := nameAt(lower, i, r); ok {
 			rest := lower[i+len(n.name):]
+			i += len(n.name)
 			if !n.ascii && hasAnyPrefix(rest, honorifics) {
-				i += len(n.name)
 				continue
 			}
-			return n.place, true
+			if !n.ascii && weatherAfter.MatchString(rest) {
+				return n.place, true
+			}
+			if !found {
+				first, found = n.place, true
+			}
+			continue
 		}
 		i += size
 	}
-	return Place{}, false
+	return first, found
 }
 
 // nameAt is the longest name that starts at s[i:] (with rune r) and stands

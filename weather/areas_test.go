@@ -46,8 +46,10 @@ func TestFindPlace(t *testing.T) {
 		{"Is it going to rain in Sapporo?", "016000", "石狩・空知・後志地方"},
 		{"kyoto weather", "260000", "京都府"},
 		{"Osaka-fu forecast", "270000", "大阪府"},
-		{"山口さんに傘を貸した、大阪は雨？", "270000", "大阪府"}, // 山口さん is a person
-		{"Tokyoite weather", "", ""},          // a romanized name only as a whole word
+		{"山口さんに傘を貸した、大阪は雨？", "270000", "大阪府"},    // 山口さん is a person
+		{"東京から大阪に行くけど、大阪は明日雨？", "270000", "大阪府"}, // the one asked about
+		{"東京から大阪に行くんだけど", "130000", "東京都"},       // none asked about: the first
+		{"Tokyoite weather", "", ""},             // a romanized name only as a whole word
 		{"明日の天気は？", "", ""},
 		{"アトランティスの天気は？", "", ""},
 		{"津波は大丈夫？", "", ""},
