@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -9,9 +10,9 @@ import (
 	"github.com/yorozu-bot/yorozu/weather"
 )
 
-// Forecaster gives the forecast of a JMA office; *weather.Client satisfies it.
+// Forecaster gives the forecast of a place; *weather.Client satisfies it.
 type Forecaster interface {
-	Forecast(ctx context.Context, office string) (*weather.Forecast, error)
+	PlaceForecast(ctx context.Context, p weather.Place) (*weather.Forecast, error)
 }
 
 const weatherSystem = "ユーザーは天気や洗濯について聞いています。次の気象庁の予報（事実）だけを根拠に、" +
@@ -21,16 +22,20 @@ const weatherSystem = "ユーザーは天気や洗濯について聞いていま
 const weatherUnavailable = "ユーザーは天気や洗濯について聞いていますが、いま気象庁の予報を取得できませんでした。" +
 	"そのことを正直に伝え、予報の数値を作らないでください。"
 
-// Weather answers weather and laundry questions: the forecast of the
-// configured office goes in as a system message, then the chat pipeline
-// answers as usual (memory context, recording).
+// Weather answers weather and laundry questions: the forecast of the place
+// asked (「大阪の天気は？」), or of the configured office when none is named,
+// goes in as a system message, then the chat pipeline answers as usual
+// (memory context, recording).
 type Weather struct {
 	Chat      *Conversation // required; its System text is kept and extended
 	Forecasts Forecaster    // required
-	Office    string        // WEATHER_AREA_CODE
+	Office    string        // WEATHER_AREA_CODE: the place when none is asked
 	Now       func() time.Time
 	Logger    *slog.Logger
 }
+
+const placeUnknownNote = "ユーザーが尋ねた「%s」は気象庁の予報区から特定できなかったため、代わりに既定の地域（%s）の予報を渡しています。" +
+	"答えの最初に、%sの予報で答えることをはっきり伝えてください。"
 
 // Handle answers req with the forecast in the context.
 func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
@@ -42,12 +47,20 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	if logger == nil {
 		logger = slog.Default()
 	}
+	place, unknown := weather.PlaceFor(req.Text, w.Office)
+	var note string
+	if unknown != "" {
+		note = fmt.Sprintf(placeUnknownNote, unknown, place.Label(), place.Label())
+	}
 	system := weatherUnavailable
-	f, err := w.Forecasts.Forecast(ctx, w.Office)
+	f, err := w.Forecasts.PlaceForecast(ctx, place)
 	if err != nil {
-		logger.Warn("forecast for a weather question", "office", w.Office, "err", err)
+		logger.Warn("forecast for a weather question", "office", place.Office, "area", place.Area, "err", err)
 	} else {
 		system = weatherSystem + weather.Facts(f, now())
+	}
+	if note != "" {
+		system = note + "\n\n" + system
 	}
 	if err := w.Chat.with(system).Handle(ctx, req, emit); err != nil || f == nil {
 		return err
@@ -55,7 +68,7 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	// The chart follows the answer; without it the answer still stands.
 	png, ok, err := weather.Chart(f, now())
 	if err != nil || !ok {
-		logger.Warn("weather chart not drawn", "office", w.Office, "err", err)
+		logger.Warn("weather chart not drawn", "office", place.Office, "err", err)
 		return nil
 	}
 	return emit(llm.File{Name: weather.ChartFilename, ContentType: "image/png", Data: png})

@@ -144,3 +144,15 @@ func JobSlotPosted(ctx context.Context, q Querier, job string, slot time.Time) (
 	}
 	return posted, nil
 }
+
+// JobSlotBefore reports whether any slot of job before slot was claimed or
+// posted: the job has run on this database before.
+func JobSlotBefore(ctx context.Context, q Querier, job string, slot time.Time) (bool, error) {
+	var ran bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_slots WHERE job = $1 AND slot < $2)`,
+		job, slot.UTC()).Scan(&ran)
+	if err != nil {
+		return false, fmt.Errorf("look up %s slots before %s: %w", job, slot.UTC().Format(time.RFC3339), err)
+	}
+	return ran, nil
+}

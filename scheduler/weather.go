@@ -154,8 +154,9 @@ type WeatherOptions struct {
 	// looks at. Default "30 6 * * *" in time.Local.
 	Cron     string
 	Location *time.Location
-	// CatchUpWithin is how late a missed slot is still posted at start;
-	// default 3 h.
+	// CatchUpWithin is how late a missed slot is still posted at a
+	// restart; default 3 h: a 06:30 post up to 09:30, while the morning it
+	// is about is still ahead. A first start posts nothing missed.
 	CatchUpWithin time.Duration
 	// FetchAttempts is how often JMA is tried before the post says the
 	// forecast is unavailable; default 3, RetryDelay apart (default 1 min,
@@ -316,9 +317,12 @@ func (w *Weather) comment(ctx context.Context, model string, f *weather.Forecast
 }
 
 // CatchUp posts the latest slot when it passed within CatchUpWithin and was
-// not posted (the bot was down then). Call it once after start; across
-// processes the slot still posts once. It counts as a run of the job
-// (Options.JobDone) once Register has been called.
+// not posted because yorozu was down then. Only a restart catches up: on a
+// database where the post never ran before that slot (a first start, or
+// the first with a destination), the slot was never due to anyone and is
+// not posted late. Call it once after start; across processes the slot
+// still posts once. It counts as a run of the job (Options.JobDone) once
+// Register has been called.
 func (w *Weather) CatchUp(ctx context.Context) error {
 	set := w.live.get()
 	if !set.Dest.Enabled() {
@@ -339,6 +343,14 @@ func (w *Weather) CatchUp(ctx context.Context) error {
 	posted, err := db.JobSlotPosted(ctx, w.o.DB, JobWeather, slotKey(last))
 	if err != nil || posted {
 		return err
+	}
+	ran, err := db.JobSlotBefore(ctx, w.o.DB, JobWeather, slotKey(last))
+	if err != nil {
+		return err
+	}
+	if !ran {
+		w.o.Logger.Info("first start: a slot before it is not posted late", "slot", last)
+		return nil
 	}
 	w.o.Logger.Info("posting a missed slot", "slot", last)
 	return w.live.runOnce(ctx, w.Run, last)

@@ -244,16 +244,69 @@ func TestWeatherTwoProcessesRacingOneSlot(t *testing.T) {
 	}
 }
 
+// postedBefore posts the slot at through the job, as a process that was up
+// then did (no comment): what makes a later start a restart. It returns
+// the posts in the channel after it.
+func postedBefore(t *testing.T, e *weatherEnv, at string) int {
+	t.Helper()
+	o := e.opts
+	o.Pipeline, o.Now = nil, fixedNow(at)
+	if err := NewWeather(o).Run(context.Background(), fixedNow(at)()); err != nil {
+		t.Fatal(err)
+	}
+	return len(e.discord.Messages("555"))
+}
+
+// TestWeatherCatchUpOnlyAfterARestart: a first start posts no slot it
+// missed (an empty database at 08:44 with WEATHER_CRON 30 6 * * *); a
+// restart after being down across 06:30 posts it within 3 hours, not
+// later.
+func TestWeatherCatchUpOnlyAfterARestart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ranAt   string // a slot the job posted before; "" for an empty database
+		started string
+		want    int // posts at start
+	}{
+		{"first start at 08:44", "", "2025-06-10 08:44", 0},
+		{"first start at 06:50", "", "2025-06-10 06:50", 0},
+		{"restart at 06:50, down across 06:30", "2025-06-09 06:30", "2025-06-10 06:50", 1},
+		{"restart at 09:30, three hours late", "2025-06-09 06:30", "2025-06-10 09:30", 1},
+		{"restart at 11:00, too late", "2025-06-09 06:30", "2025-06-10 11:00", 0},
+		{"restart after a week down", "2025-06-03 06:30", "2025-06-10 07:10", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newWeatherEnv(t, tc.started)
+			e.opts.Pipeline = nil
+			before := 0
+			if tc.ranAt != "" {
+				before = postedBefore(t, e, tc.ranAt)
+			}
+			if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			posts := e.discord.Messages("555")[before:]
+			if len(posts) != tc.want {
+				t.Fatalf("%d posts at start, want %d", len(posts), tc.want)
+			}
+			if tc.want == 1 && !strings.Contains(posts[0].Content, "6月10日(火) 東京地方の天気") {
+				t.Errorf("the post is not today's weather:\n%s", posts[0].Content)
+			}
+		})
+	}
+}
+
 func TestWeatherCatchUpWithinThreeHours(t *testing.T) {
 	e := newWeatherEnv(t, "2025-06-10 08:00")
 	e.opts.Pipeline = nil
+	base := postedBefore(t, e, "2025-06-09 06:30")
 	// Down at 06:30, started at 08:00: the slot is posted now, once.
 	for range 2 {
 		if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := len(e.discord.Messages("555")); n != 1 {
+	if n := len(e.discord.Messages("555")) - base; n != 1 {
 		t.Fatalf("%d posts after two catch-ups, want 1", n)
 	}
 	// Started at 09:31 the next day: 3 h 1 min late, too late.
@@ -266,7 +319,7 @@ func TestWeatherCatchUpWithinThreeHours(t *testing.T) {
 	if err := NewWeather(e.opts).CatchUp(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.discord.Messages("555")); n != 1 {
+	if n := len(e.discord.Messages("555")) - base; n != 1 {
 		t.Fatalf("%d posts, want still 1", n)
 	}
 }
@@ -332,6 +385,7 @@ func assertChart(t *testing.T, m discordtest.Message) {
 // model call, not a user's turn.
 func TestWeatherCatchUpIsARunOfTheJob(t *testing.T) {
 	e := newWeatherEnv(t, "2025-06-10 08:00")
+	base := postedBefore(t, e, "2025-06-09 06:30")
 	e.ollama.Script(ollamatest.Text("おはようございます！"))
 	var mu sync.Mutex
 	var heard []string
@@ -349,7 +403,7 @@ func TestWeatherCatchUpIsARunOfTheJob(t *testing.T) {
 	if err := w.CatchUp(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.discord.Messages("555")); n != 1 {
+	if n := len(e.discord.Messages("555")) - base; n != 1 {
 		t.Fatalf("%d posts, want the missed slot", n)
 	}
 	mu.Lock()

@@ -92,9 +92,21 @@ func NewClient(opts ClientOptions) *Client {
 // FailureTTL: with JMA down, questions in that time get its error at once.
 // The overview is best effort: a forecast without it is still a forecast.
 func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error) {
+	return c.forecast(ctx, Place{Office: office, Area: c.opts.Area}, false)
+}
+
+// PlaceForecast returns the forecast of a place (FindPlace, OfficePlace):
+// its office's document read for its area and temperature station, cached
+// and with failures remembered as Forecast does.
+func (c *Client) PlaceForecast(ctx context.Context, p Place) (*Forecast, error) {
+	return c.forecast(ctx, p, true)
+}
+
+func (c *Client) forecast(ctx context.Context, p Place, lenient bool) (*Forecast, error) {
+	key := fmt.Sprintf("%s/%s/%s/%v", p.Office, p.Area, p.Station, lenient)
 	now := c.opts.Now()
 	c.mu.Lock()
-	e, ok := c.cache[office]
+	e, ok := c.cache[key]
 	c.mu.Unlock()
 	if ok && e.err != nil && now.Sub(e.at) < c.opts.FailureTTL {
 		return nil, e.err
@@ -103,29 +115,35 @@ func (c *Client) Forecast(ctx context.Context, office string) (*Forecast, error)
 		return e.f, nil
 	}
 
-	f, err := c.fetch(ctx, office)
+	f, err := c.fetch(ctx, p, lenient)
 	if err != nil {
 		if ctx.Err() == nil && c.opts.FailureTTL > 0 { // the caller's own cancellation says nothing about JMA
 			c.mu.Lock()
-			c.cache[office] = cached{err: err, at: now}
+			c.cache[key] = cached{err: err, at: now}
 			c.mu.Unlock()
 		}
 		return nil, err
 	}
 	c.mu.Lock()
-	c.cache[office] = cached{f: f, at: now}
+	c.cache[key] = cached{f: f, at: now}
 	c.mu.Unlock()
 	return f, nil
 }
 
-func (c *Client) fetch(ctx context.Context, office string) (*Forecast, error) {
+func (c *Client) fetch(ctx context.Context, p Place, lenient bool) (*Forecast, error) {
+	office := p.Office
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	body, err := c.get(ctx, "forecast/data/forecast/"+office+".json")
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}
-	f, err := Parse(body, c.opts.Area)
+	var f *Forecast
+	if lenient {
+		f, err = ParsePlace(body, p)
+	} else {
+		f, err = Parse(body, p.Area)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}

@@ -155,6 +155,24 @@ type (
 // area by code; "" takes the first one (the office's main area). The
 // temperature station is the first of the document.
 func Parse(data []byte, area string) (*Forecast, error) {
+	return parse(data, area, "", false)
+}
+
+// ParsePlace reads the document of p.Office for p's area and temperature
+// station. An area or station the document does not have gives way to its
+// first: the forecast names the area it is for, so the answer stays true.
+// The area's name carries its office's when it is only a part (京都府 南部):
+// a place asked about may be anywhere.
+func ParsePlace(data []byte, p Place) (*Forecast, error) {
+	f, err := parse(data, p.Area, p.Station, true)
+	if err != nil {
+		return nil, err
+	}
+	f.Area = areaLabel(p, f.Area)
+	return f, nil
+}
+
+func parse(data []byte, area, station string, fallback bool) (*Forecast, error) {
 	var reports []jmaReport
 	if err := json.Unmarshal(data, &reports); err != nil {
 		return nil, fmt.Errorf("parse forecast: %w", err)
@@ -185,6 +203,9 @@ func Parse(data []byte, area string) (*Forecast, error) {
 	// ts[0]: weather and wind per day.
 	ts := r.TimeSeries[0]
 	a, err := pickArea(ts, area)
+	if err != nil && fallback {
+		a, err = pickArea(ts, "")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +245,11 @@ func Parse(data []byte, area string) (*Forecast, error) {
 	ts = r.TimeSeries[2]
 	if len(ts.Areas) > 0 {
 		st := ts.Areas[0]
+		for _, s := range ts.Areas {
+			if station != "" && s.Area.Name == station {
+				st = s
+			}
+		}
 		f.Station = st.Area.Name
 		reportDay := midnight(f.ReportTime)
 		for i, def := range ts.TimeDefines {

@@ -22,9 +22,10 @@ import (
 	"github.com/prometheus/common/expfmt"
 	promodel "github.com/prometheus/common/model"
 
-	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
 // scrape fetches /metrics with c (logged in, unless METRICS_PUBLIC) and
@@ -99,6 +100,28 @@ func w(name string, labels map[string]string, f func(float64) (func(float64) boo
 
 type L = map[string]string
 
+// weatherPostedBefore records, as the weather job does, that its post went
+// out two minutes ago: yorozu starting now is a restart, which catches up.
+func weatherPostedBefore(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	slot := time.Now().Truncate(time.Minute).Add(-2 * time.Minute)
+	if ok, err := db.ClaimJobSlot(ctx, pool, scheduler.JobWeather, slot, time.Minute); err != nil || !ok {
+		t.Fatalf("claim the weather slot: %v %v", ok, err)
+	}
+	if err := db.MarkJobSlotPosted(ctx, pool, scheduler.JobWeather, slot); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMetricsAfterATurnAReminderAndAJob: a Discord turn whose model calls
 // four tools (one fails, one times out), a turn on the admin page, the
 // reminder the first created, the knowledge-base sync and the weather post
@@ -123,7 +146,7 @@ func TestMetricsAfterATurnAReminderAndAJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	const weatherChannel = "200000000000000009"
-	h := startPrepared(t, map[string]string{
+	h := startHarness(t, map[string]string{
 		"LOG_FORMAT":     "json",
 		"ADMIN_PASSWORD": adminPassword,
 		"SEARCH_BACKEND": "searxng",
@@ -132,10 +155,14 @@ func TestMetricsAfterATurnAReminderAndAJob(t *testing.T) {
 		"DATA_DIR":       dataDir,
 		"EMBED_MODEL":    model,
 		"JMA_BASE_URL":   fakeJMA(t),
-		// The slot of the minute just passed is posted at start (catch-up).
+		// The slot of the minute just passed is posted at start (catch-up):
+		// a restart, the post having run before.
 		"WEATHER_CRON":       "* * * * *",
 		"WEATHER_CHANNEL_ID": weatherChannel,
-	}, func(d *discordtest.Server) { d.AddChannel(weatherChannel) })
+	}, func(h *harness) {
+		h.discord.AddChannel(weatherChannel)
+		weatherPostedBefore(t, h.dbURL)
+	})
 
 	stats := api.Metrics{PromptEvalCount: 120, EvalCount: 30, EvalDuration: time.Second}
 	due := time.Now().Add(6 * time.Second).Truncate(time.Second).Format(time.RFC3339)

@@ -26,6 +26,7 @@ import (
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/tools/forecast"
 	"github.com/yorozu-bot/yorozu/tools/knowledge"
 	"github.com/yorozu-bot/yorozu/tools/mcp"
 	"github.com/yorozu-bot/yorozu/tools/notes"
@@ -230,7 +231,8 @@ func (a *app) buildTools(ctx context.Context) error {
 		return err
 	}
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
-	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location))
+	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location),
+		forecast.Tool(weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL}), cfg.WeatherAreaCode, clock))
 	for _, t := range builtin {
 		if err := a.tools.Register(t); err != nil {
 			return err
