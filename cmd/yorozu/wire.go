@@ -42,30 +42,33 @@ var _ llm.EncodedTools = (*tools.Registry)(nil)
 
 // app is everything serve runs, wired once by build.
 type app struct {
-	cfg      *config.Config
-	logger   *slog.Logger
-	db       *database
-	ollama   *llm.Client // the one client every part reaches Ollama with
-	llm      *llm.Pipeline
-	tools    *tools.Registry
-	mcp      *mcp.Servers
-	memory   *memory.Memory
-	words    *wordpool.Spaces // the topic words of each space
-	router   *chat.Router
-	sched    *scheduler.Scheduler
-	weather  *scheduler.Weather
-	disaster *scheduler.Disaster // nil unless QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID is set
-	tips     *scheduler.Tips
-	bot      *bot.Bot // nil when DISCORD_TOKEN is unset
-	web      *web.Server
-	jobsUI   *lazyJobsUI // River's UI under /jobs/, built on its first request
-	metrics  *metrics.Metrics
-	chooser  *chat.Chooser     // the router with the persona and model in force; what both adapters call
-	settings *web.Settings     // the admin page's live settings; nil when they could not be read
-	search   *liveSearcher     // the search backend in force
-	limiter  *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
-	health   *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
-	dbWatch  *db.Watch         // whether the database answers, said once per outage
+	cfg     *config.Config
+	logger  *slog.Logger
+	db      *database
+	ollama  *llm.Client // the one client every part reaches Ollama with
+	llm     *llm.Pipeline
+	tools   *tools.Registry
+	mcp     *mcp.Servers
+	memory  *memory.Memory
+	words   *wordpool.Spaces // the topic words of each space
+	router  *chat.Router
+	sched   *scheduler.Scheduler
+	weather *scheduler.Weather
+	// forecasts answers weather questions and the weather_forecast tool
+	// (one cache of JMA's answers for both).
+	forecasts *weather.Client
+	disaster  *scheduler.Disaster // nil unless QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID is set
+	tips      *scheduler.Tips
+	bot       *bot.Bot // nil when DISCORD_TOKEN is unset
+	web       *web.Server
+	jobsUI    *lazyJobsUI // River's UI under /jobs/, built on its first request
+	metrics   *metrics.Metrics
+	chooser   *chat.Chooser     // the router with the persona and model in force; what both adapters call
+	settings  *web.Settings     // the admin page's live settings; nil when they could not be read
+	search    *liveSearcher     // the search backend in force
+	limiter   *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
+	health    *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
+	dbWatch   *db.Watch         // whether the database answers, said once per outage
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -230,9 +233,9 @@ func (a *app) buildTools(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
-	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location),
-		forecast.Tool(weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL}), cfg.WeatherAreaCode, clock))
+	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	for _, t := range builtin {
 		if err := a.tools.Register(t); err != nil {
 			return err
@@ -276,7 +279,6 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 	reminders.ZoneOf = a.sched.Reminders().LocationFor
 
-	forecasts := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	// Both posts are always registered: the admin page may give them a
 	// destination (or take it away) while yorozu runs.
 	a.tips = scheduler.NewTips(scheduler.TipsOptions{
@@ -306,7 +308,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}{
 		{chat.RouteReminder, reminders},
 		{chat.RouteSmalltalk, smalltalk},
-		{chat.RouteWeather, &chat.Weather{Chat: conv, Forecasts: forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
+		{chat.RouteWeather, &chat.Weather{Chat: conv, Forecasts: a.forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
 	} {
 		if err := a.router.Add(r.name, r.h); err != nil {
 			return err
