@@ -99,13 +99,7 @@ func SetReplyPlatformID(ctx context.Context, q Querier, key, platformMessageID, 
 	// The user message is found through messages_platform_ids_idx (as the
 	// reply chain finds it), its reply through messages_reply_to_id_idx:
 	// a plain comparison on platform_message_id would read the whole table.
-	tag, err := q.Exec(ctx, `
-WITH u AS MATERIALIZED (
-    SELECT id FROM messages
-    WHERE string_to_array(platform_message_id, ' ') @> ARRAY[$2::text] AND $2 <> ''
-      AND platform_message_id = $2 AND role = 'user'
-      AND session_id = (SELECT id FROM sessions WHERE key = $1)
-)
+	tag, err := q.Exec(ctx, turnQuestion+`
 UPDATE messages AS r SET platform_message_id = $3
 FROM u WHERE r.reply_to_id = u.id AND r.role = 'assistant'`, key, platformMessageID, replyID)
 	if err != nil {
