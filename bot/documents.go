@@ -21,7 +21,7 @@ import (
 // with the web tools' extraction and kept as the conversation's fetched
 // files, so the model reads them with read_fetched_file, in this turn and
 // later ones. The model is told each file's name, size, id and the first
-// part of its text.
+// part of its text, as much as the context budget leaves (memory.Document).
 
 // DocumentKeeper keeps a document's text with a conversation;
 // *memory.Memory satisfies it.
@@ -40,53 +40,51 @@ const (
 	documentTool = "discord_attachment"
 )
 
-// withDocuments reads and keeps req's documents and adds what the model
-// needs of them to the question. It returns the lines that tell the user
-// which files were not read and why; images are left to the chat handler.
+// withDocuments reads and keeps req's documents and gives them to the
+// turn (chat.Request.Documents), which fits them into the context budget
+// with the question. It returns the lines that tell the user which files
+// were not read and why; images are left to the chat handler.
 func (b *Bot) withDocuments(ctx context.Context, req chat.Request) (chat.Request, []string) {
-	var notes, parts []string
+	var notes []string
 	for _, a := range req.Attachments {
 		if vision.IsImage(a.ContentType, a.Filename) {
 			continue
 		}
-		part, note := b.readDocument(ctx, req, a)
+		doc, note := b.readDocument(ctx, req, a)
 		if note != "" {
 			notes = append(notes, note)
 			continue
 		}
-		parts = append(parts, part)
-	}
-	if len(parts) > 0 {
-		req.Text = strings.TrimSpace(req.Text + "\n\n" + strings.Join(parts, "\n\n"))
+		req.Documents = append(req.Documents, doc)
 	}
 	return req, notes
 }
 
-// readDocument reads and keeps one document: the text the model is given,
-// or the line telling the user why it was not read.
-func (b *Bot) readDocument(ctx context.Context, req chat.Request, a chat.Attachment) (part, note string) {
+// readDocument reads and keeps one document: what the model is given of
+// it, or the line telling the user why it was not read.
+func (b *Bot) readDocument(ctx context.Context, req chat.Request, a chat.Attachment) (doc memory.Document, note string) {
 	name := a.Filename
 	if browse.DocumentKind(a.Filename, a.ContentType) == "" {
-		return "", fmt.Sprintf("※「%s」は読めない種類のファイルです（読めるのはテキスト・Markdown・CSV・JSON・HTML・PDF）。", name)
+		return doc, fmt.Sprintf("※「%s」は読めない種類のファイルです（読めるのはテキスト・Markdown・CSV・JSON・HTML・PDF）。", name)
 	}
 	if a.Size > maxDocumentBytes {
-		return "", fmt.Sprintf("※「%s」は大きすぎるため読んでいません（%s、10 MB まで）。", name, sizeText(int64(a.Size)))
+		return doc, fmt.Sprintf("※「%s」は大きすぎるため読んでいません（%s、10 MB まで）。", name, sizeText(int64(a.Size)))
 	}
 	if b.opts.Documents == nil {
-		return "", fmt.Sprintf("※「%s」は読んでいません（ファイルの保存先がありません）。", name)
+		return doc, fmt.Sprintf("※「%s」は読んでいません（ファイルの保存先がありません）。", name)
 	}
 	data, err := b.fetchFile(ctx, a.URL, maxDocumentBytes, func(string) bool { return true })
 	if err != nil {
 		b.log.InfoContext(ctx, "document not read", "channel_id", req.ChannelID, "file", name, "err", err)
 		if errors.Is(err, vision.ErrTooLarge) {
-			return "", fmt.Sprintf("※「%s」は大きすぎるため読んでいません（10 MB まで）。", name)
+			return doc, fmt.Sprintf("※「%s」は大きすぎるため読んでいません（10 MB まで）。", name)
 		}
-		return "", fmt.Sprintf("※「%s」をダウンロードできませんでした。", name)
+		return doc, fmt.Sprintf("※「%s」をダウンロードできませんでした。", name)
 	}
 	kind, text, err := browse.ReadDocument(data, a.Filename, a.ContentType)
 	if err != nil {
 		b.log.InfoContext(ctx, "document unreadable", "channel_id", req.ChannelID, "file", name, "err", err)
-		return "", fmt.Sprintf("※「%s」から文字を読み取れませんでした。", name)
+		return doc, fmt.Sprintf("※「%s」から文字を読み取れませんでした。", name)
 	}
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
@@ -96,21 +94,13 @@ func (b *Bot) readDocument(ctx context.Context, req chat.Request, a chat.Attachm
 	})
 	if err != nil {
 		b.log.WarnContext(ctx, "keep document", "channel_id", req.ChannelID, "file", name, "err", err)
-		return "", fmt.Sprintf("※「%s」を保存できなかったため読んでいません。", name)
+		return doc, fmt.Sprintf("※「%s」を保存できなかったため読んでいません。", name)
 	}
-	preview, cut := text, false
-	if utf8.RuneCountInString(preview) > documentPreviewRunes {
-		preview, cut = string([]rune(preview)[:documentPreviewRunes]), true
+	doc = memory.Document{Name: name, About: sizeText(int64(len(data))) + ", " + kind, FileID: f.ID, Text: text}
+	if utf8.RuneCountInString(text) > documentPreviewRunes {
+		doc.Text, doc.Part = string([]rune(text)[:documentPreviewRunes]), true
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "[添付ファイル「%s」(%s, %s, file_id=%d)", name, sizeText(int64(len(data))), kind, f.ID)
-	if cut {
-		fmt.Fprintf(&sb, "。全文は read_fetched_file(file_id=%d) で読めます。冒頭:", f.ID)
-	} else {
-		sb.WriteString(" 全文:")
-	}
-	sb.WriteString("\n" + strings.TrimSpace(preview) + "\n]")
-	return sb.String(), ""
+	return doc, ""
 }
 
 // documentURL is where a document is kept under: the attachment's address

@@ -55,8 +55,13 @@ func TestDocumentsAttached(t *testing.T) {
 	h.mentionWith(chanID, "2月の売上は？", csv, huge, liar, zip)
 	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) == 1 && strings.Contains(ms[0].Content, "a.zip") })
 	got := ms[0].Content
+	req := h.resp.requests()[0]
+	if want := (memory.Document{Name: "売上.csv", About: "28 B, csv", FileID: 1, Text: "月,売上\n1月,120\n2月,95\n"}); req.Text != "2月の売上は？" ||
+		len(req.Documents) != 1 || req.Documents[0] != want {
+		t.Errorf("the turn got %q with %+v, want the question alone and %+v", req.Text, req.Documents, want)
+	}
 	for _, want := range []string{
-		"答え: 2月の売上は？", "[添付ファイル「売上.csv」(28 B, csv, file_id=1) 全文:\n月,売上\n1月,120\n2月,95\n]",
+		"答え: 2月の売上は？",
 		"\n\n※「huge.csv」は大きすぎるため読んでいません（30.0 MB、10 MB まで）。",
 		"※「liar.txt」は大きすぎるため読んでいません（10 MB まで）。",
 		"※「a.zip」は読めない種類のファイルです",
@@ -84,7 +89,8 @@ func TestDocumentsAttached(t *testing.T) {
 	}
 }
 
-// A long document is given to the model in part, with the way to read on.
+// A long document is given to the turn in part, marked so (the model is
+// told how to read on).
 func TestDocumentPreview(t *testing.T) {
 	t.Parallel()
 	docs := &fakeDocs{}
@@ -94,7 +100,7 @@ func TestDocumentPreview(t *testing.T) {
 	h.mentionWith(chanID, "", long)
 	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) >= 1 })
 	req := h.resp.requests()[0]
-	if !strings.Contains(req.Text, "read_fetched_file(file_id=1)") || strings.Count(req.Text, "あ") != documentPreviewRunes {
-		t.Errorf("question = %d あ, %q…", strings.Count(req.Text, "あ"), req.Text[:80])
+	if len(req.Documents) != 1 || !req.Documents[0].Part || req.Documents[0].Text != strings.Repeat("あ", documentPreviewRunes) {
+		t.Errorf("got %d documents, want the first %d characters of 本.txt, marked as part", len(req.Documents), documentPreviewRunes)
 	}
 }

@@ -76,9 +76,15 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		go func() { aside <- c.aside(ctx) }()
 	}
 	msgs, err := c.Store.Context(sctx, key, space, req.Text,
-		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain))
+		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain), memory.WithDocuments(req.Documents))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
+	}
+	asked := req.Text
+	if n := len(msgs); len(req.Documents) > 0 && n > 0 && msgs[n-1].Role == "user" {
+		// Kept as the model read it, documents (as far as they fit)
+		// included, so the next turns know what was attached.
+		asked = msgs[n-1].Content
 	}
 	system := c.System
 	if aside != nil {
@@ -125,7 +131,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		ChannelID: req.ChannelID,
 		Space:     space,
 		User: memory.MessageRecord{
-			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: req.Text,
+			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: asked,
 			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
 		},
 		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a},

@@ -85,9 +85,9 @@ func keptImages(t *testing.T, c *Conversation, key string) []db.MessageImage {
 	t.Helper()
 	pool := pools[c]
 	ctx := context.Background()
-	msgs, err := db.RecentMessagesByKey(ctx, pool, key, 2)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("stored %v, %v", msgs, err)
+	msgs := dbtest.RecentMessages(t, pool, key, 2)
+	if len(msgs) != 2 {
+		t.Fatalf("stored %v", msgs)
 	}
 	imgs, err := db.MessageImages(ctx, pool, []int64{msgs[0].ID})
 	if err != nil {

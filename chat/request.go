@@ -24,6 +24,11 @@ type Request struct {
 	AuthorName  string
 	Text        string // the mention already stripped
 	Attachments []Attachment
+	// Documents are the attached files the adapter has read (and kept
+	// with the conversation): they join the user's message within the
+	// user's share of the context budget, apart from Text, which alone is
+	// routed on and never cut.
+	Documents []memory.Document
 	// RepliedAttachments, when set, fetches the attachments of the message
 	// this one replies to, for an adapter that does not have them at hand.
 	// It is called only when they would be used (a model that can see

@@ -135,21 +135,11 @@ WHERE id = $1 AND session_id = (SELECT id FROM sessions WHERE key = $2)`, id, ke
 	return f, nil
 }
 
-// HasFetchedFilesByKey reports whether the session with key keeps any
-// document.
-func HasFetchedFilesByKey(ctx context.Context, q Querier, key string) (bool, error) {
-	var ok bool
-	err := q.QueryRow(ctx, hasFetchedFilesByKey, key).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("fetched files of session %q: %w", key, err)
-	}
-	return ok, nil
-}
-
 const hasFetchedFilesByKey = `
 SELECT EXISTS (SELECT 1 FROM fetched_files WHERE session_id = (SELECT id FROM sessions WHERE key = $1))`
 
-// QueueHasFetchedFilesByKey queues HasFetchedFilesByKey on b, into dst.
+// QueueHasFetchedFilesByKey queues on b whether the session with key keeps
+// any document, into dst.
 func QueueHasFetchedFilesByKey(b *Batch, key string, dst *bool) {
 	b.names = append(b.names, "fetched files of session "+key)
 	b.b.Queue(hasFetchedFilesByKey, key).QueryRow(func(row pgx.Row) error { return row.Scan(dst) })

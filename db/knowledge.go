@@ -115,24 +115,11 @@ type KnowledgeHeading struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
-// LatestKnowledge returns the headings of the newest limit entries of space,
-// newest first.
-func LatestKnowledge(ctx context.Context, q Querier, space string, limit int) ([]KnowledgeHeading, error) {
-	rows, err := q.Query(ctx, latestKnowledge, limit, space)
-	if err != nil {
-		return nil, fmt.Errorf("latest knowledge: %w", err)
-	}
-	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[KnowledgeHeading])
-	if err != nil {
-		return nil, fmt.Errorf("latest knowledge: %w", err)
-	}
-	return hs, nil
-}
-
 const latestKnowledge = `SELECT id, title, created_at FROM knowledge_entries
 WHERE space = $2 ORDER BY created_at DESC, id DESC LIMIT $1`
 
-// QueueLatestKnowledge queues LatestKnowledge on b, into dst.
+// QueueLatestKnowledge queues on b the headings of the newest limit entries
+// of space, newest first, into dst.
 func QueueLatestKnowledge(b *Batch, space string, limit int, dst *[]KnowledgeHeading) {
 	queueRows(b, "latest knowledge", dst, latestKnowledge, limit, space)
 }

@@ -66,20 +66,6 @@ func DeleteLocalDocs(ctx context.Context, q Querier, paths []string) (int64, err
 	return tag.RowsAffected(), nil
 }
 
-// LocalDocs returns the indexed files embedded with model, by path.
-func LocalDocs(ctx context.Context, q Querier, model string) ([]LocalDoc, error) {
-	rows, err := q.Query(ctx, `SELECT id, path, title, content, content_hash, embedding, embedding_model, updated_at
-FROM local_knowledge_docs WHERE embedding_model = $1 ORDER BY path`, model)
-	if err != nil {
-		return nil, fmt.Errorf("local docs of %s: %w", model, err)
-	}
-	ds, err := pgx.CollectRows(rows, pgx.RowToStructByName[LocalDoc])
-	if err != nil {
-		return nil, fmt.Errorf("local docs of %s: %w", model, err)
-	}
-	return ds, nil
-}
-
 // LocalDocsByPath returns the indexed files of paths embedded with model.
 func LocalDocsByPath(ctx context.Context, q Querier, model string, paths []string) ([]LocalDoc, error) {
 	rows, err := q.Query(ctx, `SELECT id, path, title, content, content_hash, embedding, embedding_model, updated_at

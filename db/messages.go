@@ -75,22 +75,6 @@ RETURNING `+messageColumns,
 	return m, nil
 }
 
-// RecentMessagesByKey returns up to limit of the newest unarchived messages
-// of the session with key, oldest first, in one round-trip (through
-// messages_session_recent_idx); a session that does not exist yet has no
-// messages.
-func RecentMessagesByKey(ctx context.Context, q Querier, key string, limit int) ([]Message, error) {
-	rows, err := q.Query(ctx, recentMessagesByKey, key, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
-	}
-	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
-	if err != nil {
-		return nil, fmt.Errorf("recent messages of session %q: %w", key, err)
-	}
-	return ms, nil
-}
-
 const recentMessagesByKey = `
 SELECT * FROM (
     SELECT ` + messageColumns + ` FROM messages
@@ -99,7 +83,10 @@ SELECT * FROM (
     LIMIT $2
 ) recent ORDER BY created_at, id`
 
-// QueueRecentMessagesByKey queues RecentMessagesByKey on b, into dst.
+// QueueRecentMessagesByKey queues on b up to limit of the newest unarchived
+// messages of the session with key, oldest first, into dst (through
+// messages_session_recent_idx); a session that does not exist yet has no
+// messages.
 func QueueRecentMessagesByKey(b *Batch, key string, limit int, dst *[]Message) {
 	queueRows(b, "recent messages of session "+key, dst, recentMessagesByKey, key, limit)
 }
@@ -112,13 +99,7 @@ func SetReplyPlatformID(ctx context.Context, q Querier, key, platformMessageID, 
 	// The user message is found through messages_platform_ids_idx (as the
 	// reply chain finds it), its reply through messages_reply_to_id_idx:
 	// a plain comparison on platform_message_id would read the whole table.
-	tag, err := q.Exec(ctx, `
-WITH u AS MATERIALIZED (
-    SELECT id FROM messages
-    WHERE string_to_array(platform_message_id, ' ') @> ARRAY[$2::text] AND $2 <> ''
-      AND platform_message_id = $2 AND role = 'user'
-      AND session_id = (SELECT id FROM sessions WHERE key = $1)
-)
+	tag, err := q.Exec(ctx, turnQuestion+`
 UPDATE messages AS r SET platform_message_id = $3
 FROM u WHERE r.reply_to_id = u.id AND r.role = 'assistant'`, key, platformMessageID, replyID)
 	if err != nil {

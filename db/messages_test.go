@@ -47,10 +47,7 @@ func TestInsertMessageRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, err := db.RecentMessagesByKey(ctx, pool, s.Key, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := dbtest.RecentMessages(t, pool, s.Key, 10)
 	if len(got) != 2 {
 		t.Fatalf("got %d messages; want 2", len(got))
 	}
@@ -116,18 +113,15 @@ func TestRecentMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := db.RecentMessagesByKey(ctx, pool, s.Key, tc.limit)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := dbtest.RecentMessages(t, pool, s.Key, tc.limit)
 			if c := contents(got); c != tc.want {
-				t.Errorf("RecentMessagesByKey(limit %d) = %q; want %q", tc.limit, c, tc.want)
+				t.Errorf("recent messages (limit %d) = %q; want %q", tc.limit, c, tc.want)
 			}
 		})
 	}
 
-	if got, err := db.RecentMessagesByKey(ctx, pool, "web:nobody", 10); err != nil || len(got) != 0 {
-		t.Errorf("RecentMessagesByKey(unknown session) = %v, %v; want none", got, err)
+	if got := dbtest.RecentMessages(t, pool, "web:nobody", 10); len(got) != 0 {
+		t.Errorf("recent messages of an unknown session = %v; want none", got)
 	}
 	var n int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM messages WHERE session_id = $1", s.ID).Scan(&n); err != nil || n != 6 {
@@ -162,9 +156,9 @@ FROM generate_series(1, 100000) g`, s.ID); err != nil {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		ms, err := db.RecentMessagesByKey(ctx, pool, s.Key, 30)
-		if err != nil || len(ms) != 30 {
-			b.Fatalf("got %d messages, %v", len(ms), err)
+		ms := dbtest.RecentMessages(b, pool, s.Key, 30)
+		if len(ms) != 30 {
+			b.Fatalf("got %d messages", len(ms))
 		}
 	}
 }

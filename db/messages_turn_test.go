@@ -32,11 +32,11 @@ func TestDeleteTurn(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("DeleteTurn = %d, %v; want the question and its answer", n, err)
 	}
-	left, _ := db.RecentMessagesByKey(ctx, pool, s.Key, 10)
+	left := dbtest.RecentMessages(t, pool, s.Key, 10)
 	if len(left) != 2 || left[0].PlatformMessageID != "112" {
 		t.Errorf("left %+v, want the second turn", left)
 	}
-	if o, _ := db.RecentMessagesByKey(ctx, pool, other.Key, 10); len(o) != 1 {
+	if o := dbtest.RecentMessages(t, pool, other.Key, 10); len(o) != 1 {
 		t.Errorf("the other conversation lost its message")
 	}
 	if n, err := db.DeleteTurn(ctx, pool, s.Key, "999"); err != nil || n != 0 {

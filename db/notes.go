@@ -350,20 +350,6 @@ type NoteIndexItem struct {
 	Linked  bool   `db:"linked"` // linked to the session asked about
 }
 
-// NotesIndexByKey returns up to limit pages of space in order, each with the
-// start of its content and whether the session with key linked it.
-func NotesIndexByKey(ctx context.Context, q Querier, space, key string, limit int) ([]NoteIndexItem, error) {
-	rows, err := q.Query(ctx, notesIndexByKey, key, limit, space)
-	if err != nil {
-		return nil, fmt.Errorf("notes index for %q: %w", key, err)
-	}
-	items, err := pgx.CollectRows(rows, pgx.RowToStructByName[NoteIndexItem])
-	if err != nil {
-		return nil, fmt.Errorf("notes index for %q: %w", key, err)
-	}
-	return items, nil
-}
-
 // LinkedNotePagesByKey returns the pages of space linked to the session
 // with key, in page order.
 func LinkedNotePagesByKey(ctx context.Context, q Querier, space, key string) ([]NotePage, error) {
@@ -390,7 +376,9 @@ FROM note_pages p JOIN session_note_pages l ON l.page_id = p.id JOIN sessions s 
 WHERE s.key = $1 AND s.deleted_at IS NULL AND p.space = $2 ORDER BY p.position`
 )
 
-// QueueNotesIndexByKey queues NotesIndexByKey on b, into dst.
+// QueueNotesIndexByKey queues on b up to limit pages of space in order, each
+// with the start of its content and whether the session with key linked
+// it, into dst.
 func QueueNotesIndexByKey(b *Batch, space, key string, limit int, dst *[]NoteIndexItem) {
 	queueRows(b, "notes index for "+key, dst, notesIndexByKey, key, limit, space)
 }

@@ -237,10 +237,7 @@ func TestNoteLinksAndIndex(t *testing.T) {
 	if err := db.SetSessionNotePages(ctx, pool, s.ID, []int64{long.ID, 999}); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("linking a missing page: %v", err)
 	}
-	idx, err := db.NotesIndexByKey(ctx, pool, sp, "web:admin", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := dbtest.NotesIndex(t, pool, sp, "web:admin", 10)
 	if len(idx) != 2 || idx[0].Linked || !idx[1].Linked || len([]rune(idx[1].Head)) != 40 {
 		t.Errorf("index = %+v", idx)
 	}

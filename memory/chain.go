@@ -40,6 +40,7 @@ type ContextOption func(*contextExtras)
 type contextExtras struct {
 	persona string
 	chain   []ChainMessage
+	docs    []Document
 }
 
 // WithPersona puts the channel's persona into the system prompt, after

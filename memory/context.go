@@ -96,7 +96,7 @@ type layer struct {
 //	system: 4. long-term memory (the session's summaries)
 //	system: 4.5. the message replied to and its reply chain (WithReplyChain)
 //	5. recent unsummarised messages, oldest first
-//	user: userText
+//	user: userText, then the documents attached to it (WithDocuments)
 //
 // Layers 1 to 3 show only what belongs to space (the shared knowledge base
 // and space's own folders). Empty layers are left out. When everything does not fit, layers give way
@@ -105,7 +105,9 @@ type layer struct {
 // headings, the reply chain (oldest first; a long message is cut to fit),
 // summaries (oldest first), and last the recent
 // messages within their share (oldest first). The system prompt (persona
-// included), the user's message and the newest turn never give way.
+// included), the user's message and the newest turn never give way; the
+// documents attached to the message take their room first, within the
+// user's share (UserShare), and are cut to fit it.
 func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userText string, opts ...ContextOption) ([]api.Message, error) {
 	var extra contextExtras
 	for _, o := range opts {
@@ -172,6 +174,14 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		left -= rl.tokens[len(rl.items)-1-rl.taken]
 		rl.used += rl.tokens[len(rl.items)-1-rl.taken]
 		rl.taken++
+	}
+	if len(extra.docs) > 0 {
+		// Documents come with the user's words, within the user's share
+		// and what the parts that never give way leave.
+		words := messageTokens(user)
+		room := min(int(UserShare*float64(m.opts.TokenBudget))-words, left)
+		user.Content = withDocuments(userText, extra.docs, max(room, 0))
+		left -= messageTokens(user) - words
 	}
 	for _, s := range layerShares {
 		share := int(s.share*float64(m.opts.TokenBudget)) - ls[s.layer].used

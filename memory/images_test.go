@@ -25,9 +25,9 @@ func TestRecordKeepsWhatImagesWere(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := db.RecentMessagesByKey(ctx, pool, string(key), 10)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("messages %v, %v", msgs, err)
+	msgs := dbtest.RecentMessages(t, pool, string(key), 10)
+	if len(msgs) != 2 {
+		t.Fatalf("messages %v", msgs)
 	}
 	got, err := db.MessageImages(ctx, pool, []int64{msgs[0].ID, msgs[1].ID})
 	if err != nil {

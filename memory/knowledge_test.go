@@ -157,9 +157,9 @@ func TestKnowledgeBaseSync(t *testing.T) {
 		if n := embedded.Load(); n != 2 {
 			t.Errorf("embedded %d files; want both again", n)
 		}
-		docs, err := db.LocalDocs(ctx, f.pool, "other-embed")
-		if err != nil || len(docs) != 2 {
-			t.Errorf("docs of the new model = %d, %v", len(docs), err)
+		stamps, err := db.LocalDocStamps(ctx, f.pool)
+		if err != nil || len(stamps) != 2 || stamps[0].EmbeddingModel != "other-embed" || stamps[1].EmbeddingModel != "other-embed" {
+			t.Errorf("index after the new model's sync = %+v, %v; want both files embedded with other-embed", stamps, err)
 		}
 		if got := kb(other, "猫舌"); !strings.Contains(got, "ramen.md") {
 			t.Errorf("kb layer with the new model:\n%s", got)

@@ -176,10 +176,7 @@ func TestRecordStoresBothMessages(t *testing.T) {
 	if s.Source != "discord" || s.GuildID != "g1" || s.ChannelID != "c1" {
 		t.Errorf("session = %+v", s)
 	}
-	got, err := db.RecentMessagesByKey(ctx, pool, s.Key, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := dbtest.RecentMessages(t, pool, s.Key, 10)
 	if len(got) != 2 {
 		t.Fatalf("stored %d messages; want 2", len(got))
 	}

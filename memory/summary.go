@@ -134,19 +134,11 @@ func (m *Memory) summarizeOnce(ctx context.Context, sessionID int64) (bool, erro
 	for i, msg := range msgs {
 		ids[i] = msg.ID
 	}
-	var mem db.Memory
-	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
-		mem, err = db.InsertMemory(ctx, tx, db.MemoryParams{
-			SessionID: sessionID, Content: content, Tokens: EstimateTokens(content), MessageCount: len(msgs),
-			PeriodStart: msgs[0].CreatedAt, PeriodEnd: msgs[len(msgs)-1].CreatedAt, CreatedAt: m.opts.Now(),
-		})
-		if err != nil {
-			return err
-		}
-		if err := db.SetMemoryTags(ctx, tx, mem.ID, tags); err != nil {
-			return err
-		}
-		n, err := db.ArchiveMessages(ctx, tx, sessionID, ids, &mem.ID, m.opts.Now())
+	err = m.storeSummary(ctx, db.MemoryParams{
+		SessionID: sessionID, Content: content, MessageCount: len(msgs),
+		PeriodStart: msgs[0].CreatedAt, PeriodEnd: msgs[len(msgs)-1].CreatedAt,
+	}, tags, func(tx pgx.Tx, id int64) error {
+		n, err := db.ArchiveMessages(ctx, tx, sessionID, ids, &id, m.opts.Now())
 		if err != nil {
 			return err
 		}
@@ -202,19 +194,11 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 	for i, s := range old {
 		ids[i] = s.ID
 	}
-	var mem db.Memory
-	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
-		mem, err = db.InsertMemory(ctx, tx, db.MemoryParams{
-			SessionID: sessionID, Content: content, Tokens: EstimateTokens(content), MessageCount: count,
-			PeriodStart: old[0].PeriodStart, PeriodEnd: old[len(old)-1].PeriodEnd, CreatedAt: m.opts.Now(),
-		})
-		if err != nil {
-			return err
-		}
-		if err := db.SetMemoryTags(ctx, tx, mem.ID, tags); err != nil {
-			return err
-		}
-		n, err := db.FoldMemories(ctx, tx, ids, mem.ID)
+	err = m.storeSummary(ctx, db.MemoryParams{
+		SessionID: sessionID, Content: content, MessageCount: count,
+		PeriodStart: old[0].PeriodStart, PeriodEnd: old[len(old)-1].PeriodEnd,
+	}, tags, func(tx pgx.Tx, id int64) error {
+		n, err := db.FoldMemories(ctx, tx, ids, id)
 		if err == nil && n != int64(len(ids)) {
 			err = fmt.Errorf("%d of %d summaries were still live", n, len(ids))
 		}
@@ -224,6 +208,24 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 		return fmt.Errorf("store folded summary: %w", err)
 	}
 	return nil
+}
+
+// storeSummary writes summary p with its tags and, in the same
+// transaction, has replace set aside what it stands for (the messages it
+// archives, the summaries it folds): all or nothing, so nothing is left
+// both summarised and live, or lost in between.
+func (m *Memory) storeSummary(ctx context.Context, p db.MemoryParams, tags []string, replace func(tx pgx.Tx, id int64) error) error {
+	p.Tokens, p.CreatedAt = EstimateTokens(p.Content), m.opts.Now()
+	return pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		mem, err := db.InsertMemory(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		if err := db.SetMemoryTags(ctx, tx, mem.ID, tags); err != nil {
+			return err
+		}
+		return replace(tx, mem.ID)
+	})
 }
 
 const summarizePrompt = `あなたは会話の記録係です。以下のチャットの記録を、後で思い出すための要約にしてください。

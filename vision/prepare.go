@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"io"
 	"mime"
 	"path"
 	"strings"
@@ -54,19 +53,6 @@ type Image struct {
 	// SourceWidth and SourceHeight are the size of the file received.
 	SourceWidth, SourceHeight int
 	Format                    string // of the file received: "png", "jpeg", "webp" or "gif"
-}
-
-// Read reads a whole image file from r, failing with ErrTooLarge as soon as
-// it is longer than MaxBytes (the rest is not read).
-func Read(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read image: %w", err)
-	}
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxBytes)
-	}
-	return data, nil
 }
 
 // Prepare checks, decodes, scales and re-encodes one image file. The

@@ -189,29 +189,6 @@ func TestBombIsRefusedWithoutDecoding(t *testing.T) {
 	}
 }
 
-func TestReadStopsAtTheLimit(t *testing.T) {
-	data, err := vision.Read(bytes.NewReader(make([]byte, vision.MaxBytes)))
-	if err != nil || len(data) != vision.MaxBytes {
-		t.Fatalf("exactly 10 MB: %d bytes, %v", len(data), err)
-	}
-	r := &countingReader{left: 50 << 20}
-	if _, err := vision.Read(r); !errors.Is(err, vision.ErrTooLarge) {
-		t.Fatalf("50 MB: %v, want ErrTooLarge", err)
-	}
-	if r.read > vision.MaxBytes+64<<10 {
-		t.Errorf("read %d bytes of a 50 MB stream; the cap is %d", r.read, vision.MaxBytes)
-	}
-}
-
-type countingReader struct{ left, read int }
-
-func (r *countingReader) Read(p []byte) (int, error) {
-	n := min(len(p), r.left)
-	r.left -= n
-	r.read += n
-	return n, nil
-}
-
 func TestWhatCountsAsAnImage(t *testing.T) {
 	tests := []struct {
 		contentType, name string

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
 )
 
 func TestMemoryAPI(t *testing.T) {
@@ -52,7 +53,7 @@ func TestMemoryAPI(t *testing.T) {
 		t.Fatalf("delete = %d %v", code, res)
 	}
 	// The archived turn is back in the context.
-	ms, _ := db.RecentMessagesByKey(ctx, a.pool, "discord:channel:1", 10)
+	ms := dbtest.RecentMessages(t, a.pool, "discord:channel:1", 10)
 	if len(ms) != 2 {
 		t.Errorf("%d messages back in the context, want 2", len(ms))
 	}

@@ -62,9 +62,9 @@ func TestHistoryShape(t *testing.T) {
 	if err != nil || reply.Parent != user {
 		t.Fatalf("reply = %+v, %v; want it to answer %s", reply, err, user)
 	}
-	recent, err := db.RecentMessagesByKey(ctx, pool, key, 30)
-	if err != nil || len(recent) != 10 {
-		t.Fatalf("RecentMessagesByKey = %d messages, %v; want the 10 unarchived", len(recent), err)
+	recent := dbtest.RecentMessages(t, pool, key, 30)
+	if len(recent) != 10 {
+		t.Fatalf("recent messages = %d; want the 10 unarchived", len(recent))
 	}
 	s, err := db.InsertMessage(ctx, pool, db.MessageParams{SessionID: recent[0].SessionID, Role: db.RoleUser, Content: "新しい"})
 	if err != nil || s.ID != int64(messages)+1 {
