@@ -393,6 +393,13 @@ func (a *app) start(ctx context.Context) error {
 	a.goSafe("start-up checks", func() { a.health.Run(ctx) })
 	a.goSafe("database watch", func() { a.dbWatch.Run(ctx) })
 	a.goSafe("save word pools", func() { a.words.SaveEvery(ctx, wordPoolSaveEvery) })
+	// The router reads every mention's words: the first must not wait
+	// for the dictionary.
+	a.goSafe("load the dictionary", func() {
+		if err := wordpool.Load(); err != nil {
+			a.logger.Error("load the dictionary", "err", err)
+		}
+	})
 	onHangup(ctx, a.health.Recheck)
 	if err := a.startWeb(ctx); err != nil {
 		return err

@@ -32,6 +32,14 @@ func tokenizerOnce() (*tokenizer.Tokenizer, error) {
 	return tok, tokErr
 }
 
+// Load loads the dictionary now, so that the first message routed or
+// tagged does not wait for it (a second or two). It is safe to call more
+// than once and beside the first use.
+func Load() error {
+	_, err := tokenizerOnce()
+	return err
+}
+
 // skipped noun subclasses: they are grammar, numbers or qualities (好き,
 // 暇), not topics.
 var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true, "接尾": true, "特殊": true, "副詞可能": true, "形容動詞語幹": true}
