@@ -1,15 +1,6 @@
 package holiday
 
-import (
-	"sort"
-	"time"
-)
-
-// Holiday is one national holiday.
-type Holiday struct {
-	Date time.Time // midnight UTC of the day, as a calendar date
-	Name string
-}
+import "time"
 
 // FirstYear and LastYear bound the years the package knows: from the
 // first year of the Cabinet Office's list (1955), each period's law is
@@ -43,19 +34,6 @@ func Is(t time.Time) bool {
 func Name(t time.Time) string {
 	name, _ := Lookup(t.Date())
 	return name
-}
-
-// InYear lists the national holidays of year in date order.
-func InYear(year int) []Holiday {
-	if year < FirstYear || year > LastYear {
-		return nil
-	}
-	var out []Holiday
-	for d, name := range yearTable(year) {
-		out = append(out, Holiday{Date: time.Date(year, d.month, d.day, 0, 0, 0, 0, time.UTC), Name: name})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
-	return out
 }
 
 type date struct {

@@ -20,8 +20,6 @@ var testOnlyAllowed = map[string]string{
 	"db.MarkReminderDelivered": "issue 36, scheduler",
 	"db.MarkReminderFailed":    "issue 36, scheduler",
 	"db.RecordDelivery":        "issue 36, scheduler",
-	// The calendar's list of a year; holiday is being reworked in issue 36.
-	"holiday.InYear": "issue 36, holiday",
 }
 
 // TestNoExportForTestsOnly: every exported function of a package the
