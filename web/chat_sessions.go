@@ -455,7 +455,12 @@ func (s *Server) handleRenameSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Discord の会話の名前はここでは変えられません。")
 		return
 	}
-	if err := db.SetSessionTitle(r.Context(), s.opts.Pool, sess.ID, truncate(title, 100)); err != nil {
+	err := db.RenameSession(r.Context(), s.opts.Pool, sess.ID, truncate(title, 100))
+	if errors.Is(err, db.ErrNotFound) { // deleted since it was loaded
+		writeError(w, http.StatusNotFound, "その会話はありません。")
+		return
+	}
+	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
