@@ -169,7 +169,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	isNew := req.SessionID == 0
 	if isNew {
 		space, ok := s.space(w, r, req.Space)
-		if !ok {
+		if !ok || !s.allowTurn(w) {
 			return
 		}
 		var err error
@@ -194,7 +194,15 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusForbidden, "Discord の会話は読むだけです。新しいチャットを始めてください。")
 			return
 		}
-		if (req.Regenerate != 0 || req.Edit != 0) && !s.fork(w, r, sess, &req) {
+		var fork *forkPoint
+		if req.Regenerate != 0 || req.Edit != 0 {
+			if fork = s.findForkPoint(w, r, sess, &req); fork == nil {
+				return
+			}
+		}
+		// The limit before the fork: a refused 再生成 or 編集 leaves the
+		// version shown as it was.
+		if !s.allowTurn(w) || (fork != nil && !s.fork(w, r, sess, *fork)) {
 			return
 		}
 	}
@@ -236,13 +244,24 @@ type eventSink interface {
 	send(typ string, value any) error
 }
 
+// allowTurn counts a turn against the admin's rate limit (USER_RATE_LIMIT,
+// shared with Discord). Over it, it answers 429 with the notice and returns
+// false: nothing has been written yet, neither a new conversation nor a
+// version put aside.
+func (s *Server) allowTurn(w http.ResponseWriter) bool {
+	l := s.opts.Deps.Limiter
+	if l == nil {
+		return true
+	}
+	if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
+		writeError(w, http.StatusTooManyRequests, rateLimitedText)
+		return false
+	}
+	return true
+}
+
 // stream runs the turn of req in sess, writing its events to out.
 func (s *Server) stream(ctx context.Context, out eventSink, sess db.SessionItem, req streamRequest) error {
-	if l := s.opts.Deps.Limiter; l != nil {
-		if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
-			return out.send("error", rateLimitedText)
-		}
-	}
 	queued := func(pos int) error { return out.send("queued", map[string]int{"position": pos}) }
 	leave, err := s.lanes.enter(ctx, sess.Key, queued)
 	if err != nil {
