@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -193,7 +194,7 @@ func toMessagesJSON(ms []db.Message, withIDs bool, acts map[int64]db.Activity) [
 func toolsJSON(ts []db.ToolCall) []toolEvent {
 	out := make([]toolEvent, len(ts))
 	for i, t := range ts {
-		out[i] = toolEvent{ID: fmt.Sprintf("tool-%d", i+1), Name: t.Name, Label: toolLabel(t.Name), Detail: t.Detail,
+		out[i] = toolEvent{ID: fmt.Sprintf("tool-%d", i+1), Name: t.Name, Label: chat.ToolLabel(t.Name), Detail: t.Detail,
 			Status: "done", Result: t.Result, Error: t.Error, DurationMS: t.DurationMS}
 	}
 	return out

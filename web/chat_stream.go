@@ -147,7 +147,9 @@ func (s *sseWriter) sendRaw(id int, b []byte) error {
 // handleStream runs one chat turn and streams it as server-sent events:
 // POST /chat/stream {session_id?, message, model?, note_page_ids?}. The turn
 // goes through the same chat router as Discord's and is stored the same
-// way; a client that goes away stops it.
+// way. It is the server's: a client that goes away only stops watching, the
+// turn runs to its end (a page that comes back follows it through
+// GET /chat/sessions/{id}/live), and only 停止 stops it.
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	var req streamRequest
 	if !decodeJSON(w, r, &req, maxStreamBody) {
@@ -313,7 +315,7 @@ func (t *turnEvents) emit(ev llm.Event) error {
 		return t.out.send("queued", map[string]int{"position": e.Position})
 	case llm.ToolStarted:
 		t.n++
-		te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n), Name: e.Name, Label: toolLabel(e.Name), Detail: argsDetail(e.Arguments), Status: "running"}
+		te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n), Name: e.Name, Label: chat.ToolLabel(e.Name), Detail: argsDetail(e.Arguments), Status: "running"}
 		t.running = append(t.running, te)
 		return t.out.send("tool", te)
 	case llm.ToolFinished:
@@ -336,7 +338,7 @@ func (t *turnEvents) emit(ev llm.Event) error {
 }
 
 func (t *turnEvents) toolDone(e llm.ToolFinished) error {
-	te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n+1), Name: e.Name, Label: toolLabel(e.Name)}
+	te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n+1), Name: e.Name, Label: chat.ToolLabel(e.Name)}
 	for i, r := range t.running {
 		if r.Name == e.Name {
 			te = r
@@ -368,28 +370,6 @@ func toSourcesJSON(srcs []db.ActivitySource) []sourceJSON {
 		out[i] = sourceJSON{Title: src.Title, URL: src.URL}
 	}
 	return out
-}
-
-// toolLabels are the Japanese names of the built-in tools.
-var toolLabels = map[string]string{
-	"web_search":            "Web 検索",
-	"scrape_url":            "ページを読む",
-	"pdf_to_text":           "PDF を読む",
-	"search_and_fetch":      "検索して資料を読む",
-	"read_note":             "ノートを読む",
-	"write_note":            "ノートに書く",
-	"read_knowledge":        "知識を読む",
-	"create_reminder":       "リマインダーを作る",
-	"list_reminders":        "リマインダー一覧",
-	"cancel_reminder":       "リマインダーを取り消す",
-	"create_scheduled_post": "定期投稿を作る",
-}
-
-func toolLabel(name string) string {
-	if l, ok := toolLabels[name]; ok {
-		return l
-	}
-	return name
 }
 
 // argsDetail is a tool event's detail: the page has a label for the tool,
