@@ -15,6 +15,9 @@ const state = {
 	busy: null, // the turn shown as it runs: { ctl (aborting it only stops watching), session }
 	composing: false, // an IME composition is under way in the input
 	images: [], // pictures to send with the next message: { file, url }
+	// Messages sent while an answer is being written, oldest first: each is
+	// sent once the answer before it has ended. { text, images, node }
+	queue: [],
 	space: localStorage.getItem(spaceKey), // the space a new conversation joins
 };
 
@@ -100,6 +103,7 @@ async function select(id, focus) {
 		state.busy = null;
 		busyButtons();
 	}
+	unqueue();
 	// Ids read back from the address or localStorage are strings; the API
 	// wants numbers.
 	if (id != null) id = Number(id);
@@ -324,6 +328,7 @@ async function loadMessages(id) {
 		}
 		showMessage(m, set);
 	}
+	keepQueueLast();
 	scrollDown();
 	return true;
 }
@@ -480,6 +485,7 @@ async function attach(id) {
 		view.finish();
 		await afterTurn(id);
 	}
+	if (!ctl.signal.aborted) sendQueued();
 }
 
 // afterTurn redraws the conversation as the server kept it (with the ids the
@@ -497,10 +503,10 @@ async function afterTurn(id, wasNew) {
 	loadDocs(id).catch(() => {});
 }
 
+// busyButtons shows 停止 while an answer is being written; 送信 stays, and
+// what it sends meanwhile waits its turn (enqueue).
 function busyButtons() {
-	const busy = !!state.busy;
-	$('send').disabled = busy;
-	$('stop').hidden = !busy;
+	$('stop').hidden = !state.busy;
 }
 
 // stop asks the server to stop the current conversation's turn (a page that
@@ -563,17 +569,26 @@ function upload(img) {
 
 // send sends text as a new turn; version is {regenerate: answer id} or
 // {edit: message id} for a new version of the conversation from there.
-async function send(text, version) {
+// images are the pictures to send with it (by default the ones waiting
+// beside the input).
+async function send(text, version, images = version ? [] : state.images) {
 	if (state.busy || readOnly()) return;
-	const images = version ? [] : state.images;
+	// Busy from here: a message sent while the pictures are read waits.
+	const ctl = new AbortController();
+	state.busy = { ctl, session: state.current };
+	busyButtons();
 	let uploads = [];
 	try {
 		uploads = await Promise.all(images.map(upload));
 	} catch (err) {
 		fail(err);
+		if (state.busy && state.busy.ctl === ctl) {
+			state.busy = null;
+			busyButtons();
+		}
 		return;
 	}
-	if (!version) {
+	if (images === state.images) {
 		state.images = [];
 		renderImages();
 	}
@@ -588,12 +603,10 @@ async function send(text, version) {
 	const a = bubble('assistant');
 	a.body.append(el('span', { class: 'muted' }, '…'));
 	box.append(u.node, a.node);
+	keepQueueLast();
 	scrollDown();
 
 	const view = answerView(a);
-	const ctl = new AbortController();
-	state.busy = { ctl, session: state.current };
-	busyButtons();
 	const body = { message: text, ...version };
 	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
@@ -643,6 +656,68 @@ async function send(text, version) {
 	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
 	view.finish();
 	if (id != null) await afterTurn(id, body.session_id == null);
+	sendQueued();
+}
+
+// ---- messages sent while an answer is written ----
+
+// enqueue keeps a message sent while an answer is being written, shown
+// greyed as 送信待ち with a way to take it back, to be sent once the answer
+// has ended (or was stopped).
+function enqueue(text) {
+	const images = state.images;
+	state.images = [];
+	renderImages();
+	const b = bubble('user');
+	b.node.classList.add('queued');
+	b.node.querySelector('.who').append(' ', el('span', { class: 'badge waiting' }, '送信待ち'));
+	b.body.textContent = text;
+	if (images.length) {
+		b.body.append(el('div', { class: 'thumbs' }, images.map((img) =>
+			el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }))));
+	}
+	const item = { text, images, node: b.node };
+	b.actions.append(el('button', {
+		type: 'button', class: 'link small', onclick: () => {
+			state.queue = state.queue.filter((q) => q !== item);
+			item.node.remove();
+		},
+	}, '取り消す'));
+	state.queue.push(item);
+	$('messages').querySelector('.empty')?.remove();
+	$('messages').append(b.node);
+	scrollDown();
+}
+
+// keepQueueLast moves the waiting messages below everything else: a
+// redrawn history, or the turn just sent, goes above them.
+function keepQueueLast() {
+	if (state.queue.length) $('messages').append(...state.queue.map((q) => q.node));
+}
+
+// sendQueued sends the oldest waiting message, if no answer is being
+// written; send calls it again when that one's answer has ended.
+function sendQueued() {
+	if (state.busy || !state.queue.length || readOnly()) return;
+	const next = state.queue.shift();
+	next.node.remove();
+	send(next.text, undefined, next.images);
+}
+
+// unqueue hands the waiting messages back to the input when the page
+// leaves their conversation, so none is lost or sent to another one.
+function unqueue() {
+	if (!state.queue.length) return;
+	const input = $('input');
+	input.value = [...state.queue.map((q) => q.text), input.value].filter((t) => t.trim()).join('\n\n');
+	for (const q of state.queue) {
+		q.node.remove();
+		state.images.push(...q.images);
+	}
+	state.queue = [];
+	state.images = state.images.slice(0, maxImages);
+	renderImages();
+	toast('送信待ちだったメッセージを入力欄に戻しました。', 'info');
 }
 
 function doneSummary(v) {
@@ -899,8 +974,15 @@ function wire() {
 		const input = $('input');
 		const text = input.value.trim();
 		if (!text && !state.images.length) return;
+		if (readOnly()) return;
 		input.value = '';
-		send(text);
+		// While an answer is written, and until the messages already waiting
+		// have gone, a message waits its turn.
+		if (!state.busy && !state.queue.length) send(text);
+		else {
+			enqueue(text);
+			sendQueued();
+		}
 	});
 	$('attach').addEventListener('click', () => $('image-file').click());
 	$('image-file').addEventListener('change', (ev) => {
