@@ -142,3 +142,24 @@ func TestQueuedMessagesInBrowser(t *testing.T) {
 		t.Errorf("the model was asked %s, want %s first and nothing taken back", got, want)
 	}
 }
+
+// TestRateLimitedInBrowser: over USER_RATE_LIMIT, 再生成 leaves the answer
+// shown where it was and says why; a message refused goes back to the
+// input instead of vanishing.
+func TestRateLimitedInBrowser(t *testing.T) {
+	a := openAdmin(t, map[string]string{"USER_RATE_LIMIT": "1/hour"})
+	b := a.browserPage
+	a.h.script(ollamatest.Text("一つ目の答え"))
+	b.waitJS("the chat screen", `document.querySelector('#session-list .empty')?.textContent === 'まだ会話はありません。'`)
+	b.send("質問")
+	b.waitJS("the answer, kept", lastAssistant+`.includes('一つ目の答え') && [...document.querySelectorAll('.msg.assistant .msg-actions button')].some((e) => e.textContent === '再生成')`)
+	b.clickText(".msg.assistant .msg-actions button", "再生成")
+	notice := `[...document.querySelectorAll('#toasts .toast')].some((e) => e.textContent.includes('USER_RATE_LIMIT'))`
+	b.waitJS("the notice, and the answer still there", notice+` && document.querySelectorAll('.msg').length === 2 && `+lastAssistant+`.includes('一つ目の答え') && !document.querySelector('.msg.error') && document.querySelector('#stop').hidden`)
+	b.screenshot("chat-rate-limited")
+	b.send("次の質問")
+	b.waitJS("the refused message back in the input", `document.querySelector('#input').value.trim() === '次の質問' && document.querySelector('#stop').hidden`)
+	a.reload()
+	b.waitJS("the answer after a reload", lastAssistant+`.includes('一つ目の答え') && document.querySelectorAll('.msg').length === 2`)
+	b.noProblems("rate limit", "USER_RATE_LIMIT")
+}

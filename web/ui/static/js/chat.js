@@ -588,6 +588,7 @@ async function send(text, version, images = version ? [] : state.images) {
 		}
 		return;
 	}
+	if (ctl.signal.aborted) return; // the page left the conversation meanwhile
 	if (images === state.images) {
 		state.images = [];
 		renderImages();
@@ -619,6 +620,7 @@ async function send(text, version, images = version ? [] : state.images) {
 
 	let last = 0;
 	let id = state.current;
+	let refused = false; // the server said no before the turn began
 	try {
 		await stream('/chat/stream', body, (ev, eid) => {
 			if (eid) last = eid;
@@ -641,6 +643,7 @@ async function send(text, version, images = version ? [] : state.images) {
 		if (err.name !== 'AbortError') {
 			if (id != null && err.status === 0 && !ctl.signal.aborted) await follow(id, ctl.signal, view, last);
 			else {
+				refused = err.status >= 400;
 				view.end = 'error';
 				a.node.classList.add('error');
 				if (!view.answer) a.body.textContent = err.message;
@@ -656,7 +659,10 @@ async function send(text, version, images = version ? [] : state.images) {
 	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
 	view.finish();
 	if (id != null) await afterTurn(id, body.session_id == null);
-	sendQueued();
+	// A message refused (the rate limit, say) was not kept: it goes back to
+	// the input with the ones waiting after it, so that none is lost.
+	if (refused && !version) unqueue({ text, images });
+	else sendQueued();
 }
 
 // ---- messages sent while an answer is written ----
@@ -704,20 +710,22 @@ function sendQueued() {
 	send(next.text, undefined, next.images);
 }
 
-// unqueue hands the waiting messages back to the input when the page
-// leaves their conversation, so none is lost or sent to another one.
-function unqueue() {
-	if (!state.queue.length) return;
+// unqueue hands the waiting messages back to the input (after first, a
+// message that was refused) when the page leaves their conversation or a
+// send was refused, so none is lost or sent to another conversation.
+function unqueue(first) {
+	const back = first ? [first, ...state.queue] : state.queue;
+	if (!back.length) return;
 	const input = $('input');
-	input.value = [...state.queue.map((q) => q.text), input.value].filter((t) => t.trim()).join('\n\n');
-	for (const q of state.queue) {
-		q.node.remove();
-		state.images.push(...q.images);
+	input.value = [...back.map((q) => q.text), input.value].filter((t) => t && t.trim()).join('\n\n');
+	for (const q of back) {
+		q.node?.remove();
+		for (const img of q.images) if (!state.images.includes(img)) state.images.push(img);
 	}
-	state.queue = [];
 	state.images = state.images.slice(0, maxImages);
 	renderImages();
-	toast('送信待ちだったメッセージを入力欄に戻しました。', 'info');
+	if (state.queue.length) toast('送信待ちだったメッセージを入力欄に戻しました。', 'info');
+	state.queue = [];
 }
 
 function doneSummary(v) {
