@@ -472,18 +472,17 @@ async function attach(id) {
 	const ctl = new AbortController();
 	state.busy = { ctl, session: id };
 	busyButtons();
-	let view = null;
 	try {
-		view = await follow(id, ctl.signal, null);
+		const view = await follow(id, ctl.signal, null);
+		if (view && !ctl.signal.aborted) {
+			view.finish();
+			await afterTurn(id); // still busy: see send
+		}
 	} finally {
 		if (state.busy && state.busy.ctl === ctl) {
 			state.busy = null;
 			busyButtons();
 		}
-	}
-	if (view && !ctl.signal.aborted) {
-		view.finish();
-		await afterTurn(id);
 	}
 	if (!ctl.signal.aborted) sendQueued();
 }
@@ -650,15 +649,21 @@ async function send(text, version, images = version ? [] : state.images) {
 				fail(err);
 			}
 		}
+	}
+	// The page moved to another conversation (which cleared busy); the
+	// answer goes on there.
+	if (ctl.signal.aborted) return;
+	try {
+		view.finish();
+		// Still busy while the conversation is redrawn as kept: a message
+		// sent meanwhile waits, where it would be drawn and then wiped.
+		if (id != null) await afterTurn(id, body.session_id == null);
 	} finally {
 		if (state.busy && state.busy.ctl === ctl) {
 			state.busy = null;
 			busyButtons();
 		}
 	}
-	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
-	view.finish();
-	if (id != null) await afterTurn(id, body.session_id == null);
 	// A message refused (the rate limit, say) was not kept: it goes back to
 	// the input with the ones waiting after it, so that none is lost.
 	if (refused && !version) unqueue({ text, images });
