@@ -57,6 +57,38 @@ func ToolPreview(args string, max int, keys ...string) string {
 	return OneLine(args, max)
 }
 
+// toolLabels name the built-in tools by what they do. The names are the
+// tools' own (tools/browse, tools/notes, tools/reminder, tools/knowledge,
+// tools/disaster, tools/forecast); cmd/yorozu's
+// TestEveryToolHasALabel holds every tool the model is offered to a name here.
+var toolLabels = map[string]string{
+	"web_search":            "Web 検索",
+	"scrape_url":            "ページを読む",
+	"pdf_to_text":           "PDF を読む",
+	"search_and_fetch":      "検索して資料を読む",
+	"list_fetched_files":    "取得した資料の一覧",
+	"read_fetched_file":     "取得した資料を読む",
+	"read_note":             "ノートを読む",
+	"write_note":            "ノートに書く",
+	"read_knowledge":        "知識を読む",
+	"create_reminder":       "リマインダーを作る",
+	"list_reminders":        "リマインダーの一覧",
+	"cancel_reminder":       "リマインダーを取り消す",
+	"create_scheduled_post": "定期投稿を作る",
+	"disaster_info":         "防災情報を調べる",
+	"weather_forecast":      "天気予報を調べる",
+}
+
+// ToolLabel names a tool call for a person, in Japanese: a built-in tool
+// by what it does, any other (an MCP server's, or one a model made up) as
+// ツール「name」, so that no call shows up unnamed.
+func ToolLabel(name string) string {
+	if l, ok := toolLabels[name]; ok {
+		return l
+	}
+	return "ツール「" + name + "」"
+}
+
 // FailureTexts word a failed turn for one adapter's readers: Discord users
 // are asked to try again later, the admin is told what to check.
 type FailureTexts struct {

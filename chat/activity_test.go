@@ -91,3 +91,20 @@ func TestFailureTexts(t *testing.T) {
 		})
 	}
 }
+
+func TestToolLabel(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"web_search", "Web 検索"},
+		{"list_fetched_files", "取得した資料の一覧"},
+		{"read_fetched_file", "取得した資料を読む"},
+		{"disaster_info", "防災情報を調べる"},
+		{"weather_forecast", "天気予報を調べる"},
+		{"wiki_search_pages", "ツール「wiki_search_pages」"}, // an MCP server's
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ToolLabel(tc.name); got != tc.want {
+				t.Errorf("ToolLabel(%q) = %q, want %q", tc.name, got, tc.want)
+			}
+		})
+	}
+}

@@ -174,10 +174,26 @@ VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING `+sessionItemColumns, key, p.Sourc
 	return s, nil
 }
 
-// SetSessionTitle gives a conversation that has no title one.
+// SetSessionTitle gives a conversation that has no title one: the title
+// made from its first message. It never replaces a title the conversation
+// already has, so a name a person gave it (RenameSession) stays.
 func SetSessionTitle(ctx context.Context, q Querier, id int64, title string) error {
 	if _, err := q.Exec(ctx, "UPDATE sessions SET title = $2 WHERE id = $1 AND title = ''", id, title); err != nil {
 		return fmt.Errorf("set title of session %d: %w", id, err)
+	}
+	return nil
+}
+
+// RenameSession gives a conversation the title a person chose, whatever
+// title it had, or reports ErrNotFound when there is no such conversation
+// (or it was deleted).
+func RenameSession(ctx context.Context, q Querier, id int64, title string) error {
+	tag, err := q.Exec(ctx, "UPDATE sessions SET title = $2 WHERE id = $1 AND deleted_at IS NULL", id, title)
+	if err != nil {
+		return fmt.Errorf("rename session %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("rename session %d: %w", id, ErrNotFound)
 	}
 	return nil
 }

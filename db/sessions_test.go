@@ -108,3 +108,50 @@ func countRows(t *testing.T, q db.Querier, table string) int {
 	}
 	return n
 }
+
+// TestRenameSession: a name a person gives a conversation always wins, and
+// the title made from a first message fills only a conversation without one,
+// so it never overwrites that name.
+func TestRenameSession(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	sess, err := db.CreateSession(ctx, pool, db.NewSession{Key: "web:1", Source: "web", Space: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := db.CreateSession(ctx, pool, db.NewSession{Key: "web:2", Source: "web", Space: "web", Title: "消した会話"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteSession(ctx, pool, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		do      func(id int64) error
+		id      int64
+		wantErr error
+		want    string // the title after the step
+	}{
+		{"the first message titles it", func(id int64) error { return db.SetSessionTitle(ctx, pool, id, "明日の天気は？") }, sess.ID, nil, "明日の天気は？"},
+		{"a rename replaces that title", func(id int64) error { return db.RenameSession(ctx, pool, id, "天気の相談") }, sess.ID, nil, "天気の相談"},
+		{"an automatic title leaves the name alone", func(id int64) error { return db.SetSessionTitle(ctx, pool, id, "ありがとう") }, sess.ID, nil, "天気の相談"},
+		{"a second rename wins again", func(id int64) error { return db.RenameSession(ctx, pool, id, "旅行の計画") }, sess.ID, nil, "旅行の計画"},
+		{"an unknown conversation", func(id int64) error { return db.RenameSession(ctx, pool, id, "x") }, 9999, db.ErrNotFound, "旅行の計画"},
+		{"a deleted conversation", func(id int64) error { return db.RenameSession(ctx, pool, id, "x") }, gone.ID, db.ErrNotFound, "旅行の計画"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if err := st.do(st.id); !errors.Is(err, st.wantErr) {
+				t.Fatalf("err = %v, want %v", err, st.wantErr)
+			}
+			got, err := db.SessionItemByID(ctx, pool, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Title != st.want {
+				t.Errorf("title = %q, want %q", got.Title, st.want)
+			}
+		})
+	}
+}

@@ -14,13 +14,19 @@ import (
 
 const busyText = "応答中です。答え終わってから（または停止してから）もう一度どうぞ。"
 
-// fork makes room for the turn of req, a regenerate or an edit in sess:
-// the version shown from that point on is kept aside, and req.Message is
-// set to what is to be answered. On failure it answers and returns false.
-func (s *Server) fork(w http.ResponseWriter, r *http.Request, sess db.SessionItem, req *streamRequest) bool {
+// forkPoint is where a regenerate or an edit starts a new version.
+type forkPoint struct {
+	anchor int64 // the message the new version follows; 0: the start
+	kind   string
+}
+
+// findForkPoint checks the regenerate or edit of req in sess and finds where
+// its version starts, changing nothing yet; req.Message is set to what is
+// to be answered. On failure it answers and returns nil.
+func (s *Server) findForkPoint(w http.ResponseWriter, r *http.Request, sess db.SessionItem, req *streamRequest) *forkPoint {
 	if s.lanes.live.first(sess.ID) != nil {
 		writeError(w, http.StatusConflict, busyText)
-		return false
+		return nil
 	}
 	field, id, kind := "regenerate", req.Regenerate, db.BranchRegenerate
 	if req.Edit != 0 {
@@ -29,39 +35,45 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, sess db.SessionIte
 	anchor, role, _, err := db.BranchPoint(r.Context(), s.opts.Pool, sess.ID, id)
 	if errors.Is(err, db.ErrNotFound) {
 		writeFieldError(w, field, "その会話にそのメッセージはありません")
-		return false
+		return nil
 	}
 	if err != nil {
 		s.internalError(w, r, err)
-		return false
+		return nil
 	}
 	switch {
 	case kind == db.BranchEdit && role != db.RoleUser:
 		writeFieldError(w, field, "編集できるのは自分のメッセージだけです")
-		return false
+		return nil
 	case kind == db.BranchRegenerate && role != db.RoleAssistant:
 		writeFieldError(w, field, "再生成できるのはよろずの答えだけです")
-		return false
+		return nil
 	case kind == db.BranchRegenerate:
 		// The question is asked again: the version starts at it.
 		var qRole, question string
 		if anchor == 0 {
 			writeFieldError(w, field, "この答えには質問がありません")
-			return false
+			return nil
 		}
 		at := anchor
 		anchor, qRole, question, err = db.BranchPoint(r.Context(), s.opts.Pool, sess.ID, at)
 		if err != nil {
 			s.internalError(w, r, err)
-			return false
+			return nil
 		}
 		if qRole != db.RoleUser {
 			writeFieldError(w, field, "この答えには質問がありません")
-			return false
+			return nil
 		}
 		req.Message = question
 	}
-	err = db.ForkBranch(r.Context(), s.opts.Pool, sess.ID, anchor, kind)
+	return &forkPoint{anchor: anchor, kind: kind}
+}
+
+// fork makes room for the turn at p: the version shown from there on is
+// kept aside. On failure it answers and returns false.
+func (s *Server) fork(w http.ResponseWriter, r *http.Request, sess db.SessionItem, p forkPoint) bool {
+	err := db.ForkBranch(r.Context(), s.opts.Pool, sess.ID, p.anchor, p.kind)
 	if errors.Is(err, db.ErrNotFound) { // deleted since it was loaded
 		writeError(w, http.StatusNotFound, "その会話はありません。")
 		return false

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
@@ -112,5 +113,70 @@ func TestRegenerateAndEditKeepVersions(t *testing.T) {
 	}
 	if ms := history(); texts(ms) != "質問 / 一つ目の答え / 続き / 次の答え / 三つ目 / はい" || ms[2].Branch == nil || ms[2].Branch.Count != 2 {
 		t.Fatalf("version 1 again = %s, %+v", texts(ms), ms[2].Branch)
+	}
+}
+
+// TestRateLimitBeforeAnything: over USER_RATE_LIMIT a turn is refused
+// before anything changes: no new conversation, no message, and a 再生成 or
+// 編集 leaves the answer shown in place (on main it was put aside first,
+// leaving nothing).
+func TestRateLimitBeforeAnything(t *testing.T) {
+	a := newAPI(t)
+	a.ollama.Script(ollamatest.Text("一つ目の答え"))
+	evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{Message: "質問"}))
+	id := int64(evs[0].Value.(float64))
+	history := func() ([]messageJSON, string) {
+		t.Helper()
+		var ms []messageJSON
+		if code := a.c.call("GET", "/chat/sessions/"+itoa(id)+"/messages", nil, &ms); code != http.StatusOK {
+			t.Fatalf("history = %d", code)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Content)
+		}
+		return ms, strings.Join(out, " / ")
+	}
+	ms, before := history()
+	if before != "質問 / 一つ目の答え" {
+		t.Fatalf("history = %s", before)
+	}
+	for _, tc := range []struct {
+		name string
+		req  streamRequest
+	}{
+		{"a new conversation", streamRequest{Message: "新しい話"}},
+		{"the next message", streamRequest{SessionID: id, Message: "続き"}},
+		{"再生成", streamRequest{SessionID: id, Regenerate: ms[1].ID}},
+		{"編集", streamRequest{SessionID: id, Edit: ms[0].ID, Message: "別の質問"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// One turn allowed, taken (by Discord, say): this one is over.
+			a.opts.Deps.Limiter.Set(1, time.Hour)
+			if ok, _ := a.opts.Deps.Limiter.Allow(webUserID, time.Now()); !ok {
+				t.Fatal("the first turn was refused")
+			}
+			if code, e := a.c.callErr("POST", "/chat/stream", tc.req); code != http.StatusTooManyRequests || e.Error != rateLimitedText {
+				t.Errorf("= %d %+v, want 429 with the notice", code, e)
+			}
+			after, got := history()
+			if got != before || (len(after) > 0 && after[0].Branch != nil) {
+				t.Errorf("history after the refusal = %q, want %q as it was", got, before)
+			}
+			var list []sessionJSON
+			if a.c.call("GET", "/chat/sessions", nil, &list); len(list) != 1 {
+				t.Errorf("%d conversations after the refusal, want 1", len(list))
+			}
+		})
+	}
+
+	// Under the limit again, 再生成 works from the answer left in place.
+	a.opts.Deps.Limiter.Set(100, time.Hour)
+	a.ollama.Script(ollamatest.Text("二つ目の答え"))
+	if evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{SessionID: id, Regenerate: ms[1].ID})); eventTypes(evs) != "chunk done" {
+		t.Fatalf("regenerate = %s", eventTypes(evs))
+	}
+	if after, got := history(); got != "質問 / 二つ目の答え" || after[0].Branch == nil || after[0].Branch.Count != 2 {
+		t.Errorf("after the regenerate = %s (versions %+v), want 2 versions", got, after[0].Branch)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -193,7 +194,7 @@ func toMessagesJSON(ms []db.Message, withIDs bool, acts map[int64]db.Activity) [
 func toolsJSON(ts []db.ToolCall) []toolEvent {
 	out := make([]toolEvent, len(ts))
 	for i, t := range ts {
-		out[i] = toolEvent{ID: fmt.Sprintf("tool-%d", i+1), Name: t.Name, Label: toolLabel(t.Name), Detail: t.Detail,
+		out[i] = toolEvent{ID: fmt.Sprintf("tool-%d", i+1), Name: t.Name, Label: chat.ToolLabel(t.Name), Detail: t.Detail,
 			Status: "done", Result: t.Result, Error: t.Error, DurationMS: t.DurationMS}
 	}
 	return out
@@ -455,7 +456,12 @@ func (s *Server) handleRenameSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Discord の会話の名前はここでは変えられません。")
 		return
 	}
-	if err := db.SetSessionTitle(r.Context(), s.opts.Pool, sess.ID, truncate(title, 100)); err != nil {
+	err := db.RenameSession(r.Context(), s.opts.Pool, sess.ID, truncate(title, 100))
+	if errors.Is(err, db.ErrNotFound) { // deleted since it was loaded
+		writeError(w, http.StatusNotFound, "その会話はありません。")
+		return
+	}
+	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}

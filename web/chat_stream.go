@@ -147,7 +147,9 @@ func (s *sseWriter) sendRaw(id int, b []byte) error {
 // handleStream runs one chat turn and streams it as server-sent events:
 // POST /chat/stream {session_id?, message, model?, note_page_ids?}. The turn
 // goes through the same chat router as Discord's and is stored the same
-// way; a client that goes away stops it.
+// way. It is the server's: a client that goes away only stops watching, the
+// turn runs to its end (a page that comes back follows it through
+// GET /chat/sessions/{id}/live), and only 停止 stops it.
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	var req streamRequest
 	if !decodeJSON(w, r, &req, maxStreamBody) {
@@ -169,7 +171,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	isNew := req.SessionID == 0
 	if isNew {
 		space, ok := s.space(w, r, req.Space)
-		if !ok {
+		if !ok || !s.allowTurn(w) {
 			return
 		}
 		var err error
@@ -194,7 +196,15 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusForbidden, "Discord の会話は読むだけです。新しいチャットを始めてください。")
 			return
 		}
-		if (req.Regenerate != 0 || req.Edit != 0) && !s.fork(w, r, sess, &req) {
+		var fork *forkPoint
+		if req.Regenerate != 0 || req.Edit != 0 {
+			if fork = s.findForkPoint(w, r, sess, &req); fork == nil {
+				return
+			}
+		}
+		// The limit before the fork: a refused 再生成 or 編集 leaves the
+		// version shown as it was.
+		if !s.allowTurn(w) || (fork != nil && !s.fork(w, r, sess, *fork)) {
 			return
 		}
 	}
@@ -236,13 +246,24 @@ type eventSink interface {
 	send(typ string, value any) error
 }
 
+// allowTurn counts a turn against the admin's rate limit (USER_RATE_LIMIT,
+// shared with Discord). Over it, it answers 429 with the notice and returns
+// false: nothing has been written yet, neither a new conversation nor a
+// version put aside.
+func (s *Server) allowTurn(w http.ResponseWriter) bool {
+	l := s.opts.Deps.Limiter
+	if l == nil {
+		return true
+	}
+	if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
+		writeError(w, http.StatusTooManyRequests, rateLimitedText)
+		return false
+	}
+	return true
+}
+
 // stream runs the turn of req in sess, writing its events to out.
 func (s *Server) stream(ctx context.Context, out eventSink, sess db.SessionItem, req streamRequest) error {
-	if l := s.opts.Deps.Limiter; l != nil {
-		if ok, _ := l.Allow(webUserID, s.opts.Now()); !ok {
-			return out.send("error", rateLimitedText)
-		}
-	}
 	queued := func(pos int) error { return out.send("queued", map[string]int{"position": pos}) }
 	leave, err := s.lanes.enter(ctx, sess.Key, queued)
 	if err != nil {
@@ -294,7 +315,7 @@ func (t *turnEvents) emit(ev llm.Event) error {
 		return t.out.send("queued", map[string]int{"position": e.Position})
 	case llm.ToolStarted:
 		t.n++
-		te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n), Name: e.Name, Label: toolLabel(e.Name), Detail: argsDetail(e.Arguments), Status: "running"}
+		te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n), Name: e.Name, Label: chat.ToolLabel(e.Name), Detail: argsDetail(e.Arguments), Status: "running"}
 		t.running = append(t.running, te)
 		return t.out.send("tool", te)
 	case llm.ToolFinished:
@@ -317,7 +338,7 @@ func (t *turnEvents) emit(ev llm.Event) error {
 }
 
 func (t *turnEvents) toolDone(e llm.ToolFinished) error {
-	te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n+1), Name: e.Name, Label: toolLabel(e.Name)}
+	te := toolEvent{ID: fmt.Sprintf("tool-%d", t.n+1), Name: e.Name, Label: chat.ToolLabel(e.Name)}
 	for i, r := range t.running {
 		if r.Name == e.Name {
 			te = r
@@ -349,28 +370,6 @@ func toSourcesJSON(srcs []db.ActivitySource) []sourceJSON {
 		out[i] = sourceJSON{Title: src.Title, URL: src.URL}
 	}
 	return out
-}
-
-// toolLabels are the Japanese names of the built-in tools.
-var toolLabels = map[string]string{
-	"web_search":            "Web 検索",
-	"scrape_url":            "ページを読む",
-	"pdf_to_text":           "PDF を読む",
-	"search_and_fetch":      "検索して資料を読む",
-	"read_note":             "ノートを読む",
-	"write_note":            "ノートに書く",
-	"read_knowledge":        "知識を読む",
-	"create_reminder":       "リマインダーを作る",
-	"list_reminders":        "リマインダー一覧",
-	"cancel_reminder":       "リマインダーを取り消す",
-	"create_scheduled_post": "定期投稿を作る",
-}
-
-func toolLabel(name string) string {
-	if l, ok := toolLabels[name]; ok {
-		return l
-	}
-	return name
 }
 
 // argsDetail is a tool event's detail: the page has a label for the tool,

@@ -270,9 +270,8 @@ func TestStreamRateLimit(t *testing.T) {
 	if evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{Message: "一回目"})); eventTypes(evs) != "session_id chunk done" {
 		t.Fatalf("first = %s", eventTypes(evs))
 	}
-	evs := readEvents(t, a.c.do("POST", "/chat/stream", streamRequest{Message: "二回目"}))
-	if eventTypes(evs) != "session_id error" || evs[1].Value != rateLimitedText {
-		t.Errorf("over the limit = %v", evs)
+	if code, e := a.c.callErr("POST", "/chat/stream", streamRequest{Message: "二回目"}); code != http.StatusTooManyRequests || e.Error != rateLimitedText {
+		t.Errorf("over the limit = %d %+v, want 429 with the notice", code, e)
 	}
 }
 

@@ -95,7 +95,7 @@ func TestAdminPageInBrowser(t *testing.T) {
 	}
 	b.screenshot("chat-streaming")
 	close(rest)
-	b.waitJS("the whole answer", `document.querySelector('.msg.assistant .bubble strong')?.textContent === '取得した資料' && !document.querySelector('#send').disabled`)
+	b.waitJS("the whole answer", `document.querySelector('.msg.assistant .bubble strong')?.textContent === '取得した資料' && document.querySelector('#stop').hidden`)
 	b.waitJS("the source link", `[...document.querySelectorAll('.msg.assistant .sources a')].some((a) => a.href.endsWith('/stats/population.csv'))`)
 	b.waitJS("the payload inert in user and model text", inert)
 	if got := evalIn[string](b, `document.querySelector('.msg.user .bubble').textContent`); !strings.Contains(got, "<script>window.pwned") {
@@ -274,7 +274,7 @@ WHERE id IN (SELECT id FROM messages WHERE session_id = $2 ORDER BY id LIMIT 2)`
 	b.click("#new-session")
 	b.typeInto("#input", "円の面積はどうやって求める？")
 	b.ctrlEnter()
-	b.waitJS("the answer with its math and table", `[...document.querySelectorAll('.msg.assistant .bubble')].some((e) => e.querySelector('.katex') && e.querySelector('table')) && !document.querySelector('#send').disabled`)
+	b.waitJS("the answer with its math and table", `[...document.querySelectorAll('.msg.assistant .bubble')].some((e) => e.querySelector('.katex') && e.querySelector('table')) && document.querySelector('#stop').hidden`)
 	b.waitJS("the search's tool line", `[...document.querySelectorAll('.msg.assistant .tools li.done')].some((li) => li.textContent.includes('Web 検索'))`)
 	b.waitJS("KaTeX's fonts", `document.fonts.check('1em KaTeX_Math') && document.fonts.check('1em KaTeX_Main') && document.fonts.status === 'loaded'`)
 	b.screenshot("readme")

@@ -15,6 +15,9 @@ const state = {
 	busy: null, // the turn shown as it runs: { ctl (aborting it only stops watching), session }
 	composing: false, // an IME composition is under way in the input
 	images: [], // pictures to send with the next message: { file, url }
+	// Messages sent while an answer is being written, oldest first: each is
+	// sent once the answer before it has ended. { text, images, node }
+	queue: [],
 	space: localStorage.getItem(spaceKey), // the space a new conversation joins
 };
 
@@ -100,6 +103,7 @@ async function select(id, focus) {
 		state.busy = null;
 		busyButtons();
 	}
+	unqueue();
 	// Ids read back from the address or localStorage are strings; the API
 	// wants numbers.
 	if (id != null) id = Number(id);
@@ -324,6 +328,7 @@ async function loadMessages(id) {
 		}
 		showMessage(m, set);
 	}
+	keepQueueLast();
 	scrollDown();
 	return true;
 }
@@ -467,19 +472,19 @@ async function attach(id) {
 	const ctl = new AbortController();
 	state.busy = { ctl, session: id };
 	busyButtons();
-	let view = null;
 	try {
-		view = await follow(id, ctl.signal, null);
+		const view = await follow(id, ctl.signal, null);
+		if (view && !ctl.signal.aborted) {
+			view.finish();
+			await afterTurn(id); // still busy: see send
+		}
 	} finally {
 		if (state.busy && state.busy.ctl === ctl) {
 			state.busy = null;
 			busyButtons();
 		}
 	}
-	if (view && !ctl.signal.aborted) {
-		view.finish();
-		await afterTurn(id);
-	}
+	if (!ctl.signal.aborted) sendQueued();
 }
 
 // afterTurn redraws the conversation as the server kept it (with the ids the
@@ -497,10 +502,10 @@ async function afterTurn(id, wasNew) {
 	loadDocs(id).catch(() => {});
 }
 
+// busyButtons shows 停止 while an answer is being written; 送信 stays, and
+// what it sends meanwhile waits its turn (enqueue).
 function busyButtons() {
-	const busy = !!state.busy;
-	$('send').disabled = busy;
-	$('stop').hidden = !busy;
+	$('stop').hidden = !state.busy;
 }
 
 // stop asks the server to stop the current conversation's turn (a page that
@@ -563,17 +568,27 @@ function upload(img) {
 
 // send sends text as a new turn; version is {regenerate: answer id} or
 // {edit: message id} for a new version of the conversation from there.
-async function send(text, version) {
+// images are the pictures to send with it (by default the ones waiting
+// beside the input).
+async function send(text, version, images = version ? [] : state.images) {
 	if (state.busy || readOnly()) return;
-	const images = version ? [] : state.images;
+	// Busy from here: a message sent while the pictures are read waits.
+	const ctl = new AbortController();
+	state.busy = { ctl, session: state.current };
+	busyButtons();
 	let uploads = [];
 	try {
 		uploads = await Promise.all(images.map(upload));
 	} catch (err) {
 		fail(err);
+		if (state.busy && state.busy.ctl === ctl) {
+			state.busy = null;
+			busyButtons();
+		}
 		return;
 	}
-	if (!version) {
+	if (ctl.signal.aborted) return; // the page left the conversation meanwhile
+	if (images === state.images) {
 		state.images = [];
 		renderImages();
 	}
@@ -588,12 +603,10 @@ async function send(text, version) {
 	const a = bubble('assistant');
 	a.body.append(el('span', { class: 'muted' }, '…'));
 	box.append(u.node, a.node);
+	keepQueueLast();
 	scrollDown();
 
 	const view = answerView(a);
-	const ctl = new AbortController();
-	state.busy = { ctl, session: state.current };
-	busyButtons();
 	const body = { message: text, ...version };
 	if (uploads.length) body.images = uploads;
 	if (state.current != null) body.session_id = state.current;
@@ -606,6 +619,7 @@ async function send(text, version) {
 
 	let last = 0;
 	let id = state.current;
+	let refused = false; // the server said no before the turn began
 	try {
 		await stream('/chat/stream', body, (ev, eid) => {
 			if (eid) last = eid;
@@ -628,21 +642,95 @@ async function send(text, version) {
 		if (err.name !== 'AbortError') {
 			if (id != null && err.status === 0 && !ctl.signal.aborted) await follow(id, ctl.signal, view, last);
 			else {
+				refused = err.status >= 400;
 				view.end = 'error';
 				a.node.classList.add('error');
 				if (!view.answer) a.body.textContent = err.message;
 				fail(err);
 			}
 		}
+	}
+	// The page moved to another conversation (which cleared busy); the
+	// answer goes on there.
+	if (ctl.signal.aborted) return;
+	try {
+		view.finish();
+		// Still busy while the conversation is redrawn as kept: a message
+		// sent meanwhile waits, where it would be drawn and then wiped.
+		if (id != null) await afterTurn(id, body.session_id == null);
 	} finally {
 		if (state.busy && state.busy.ctl === ctl) {
 			state.busy = null;
 			busyButtons();
 		}
 	}
-	if (ctl.signal.aborted) return; // the page moved to another conversation; the answer goes on there
-	view.finish();
-	if (id != null) await afterTurn(id, body.session_id == null);
+	// A message refused (the rate limit, say) was not kept: it goes back to
+	// the input with the ones waiting after it, so that none is lost.
+	if (refused && !version) unqueue({ text, images });
+	else sendQueued();
+}
+
+// ---- messages sent while an answer is written ----
+
+// enqueue keeps a message sent while an answer is being written, shown
+// greyed as 送信待ち with a way to take it back, to be sent once the answer
+// has ended (or was stopped).
+function enqueue(text) {
+	const images = state.images;
+	state.images = [];
+	renderImages();
+	const b = bubble('user');
+	b.node.classList.add('queued');
+	b.node.querySelector('.who').append(' ', el('span', { class: 'badge waiting' }, '送信待ち'));
+	b.body.textContent = text;
+	if (images.length) {
+		b.body.append(el('div', { class: 'thumbs' }, images.map((img) =>
+			el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }))));
+	}
+	const item = { text, images, node: b.node };
+	b.actions.append(el('button', {
+		type: 'button', class: 'link small', onclick: () => {
+			state.queue = state.queue.filter((q) => q !== item);
+			item.node.remove();
+		},
+	}, '取り消す'));
+	state.queue.push(item);
+	$('messages').querySelector('.empty')?.remove();
+	$('messages').append(b.node);
+	scrollDown();
+}
+
+// keepQueueLast moves the waiting messages below everything else: a
+// redrawn history, or the turn just sent, goes above them.
+function keepQueueLast() {
+	if (state.queue.length) $('messages').append(...state.queue.map((q) => q.node));
+}
+
+// sendQueued sends the oldest waiting message, if no answer is being
+// written; send calls it again when that one's answer has ended.
+function sendQueued() {
+	if (state.busy || !state.queue.length || readOnly()) return;
+	const next = state.queue.shift();
+	next.node.remove();
+	send(next.text, undefined, next.images);
+}
+
+// unqueue hands the waiting messages back to the input (after first, a
+// message that was refused) when the page leaves their conversation or a
+// send was refused, so none is lost or sent to another conversation.
+function unqueue(first) {
+	const back = first ? [first, ...state.queue] : state.queue;
+	if (!back.length) return;
+	const input = $('input');
+	input.value = [...back.map((q) => q.text), input.value].filter((t) => t && t.trim()).join('\n\n');
+	for (const q of back) {
+		q.node?.remove();
+		for (const img of q.images) if (!state.images.includes(img)) state.images.push(img);
+	}
+	state.images = state.images.slice(0, maxImages);
+	renderImages();
+	if (state.queue.length) toast('送信待ちだったメッセージを入力欄に戻しました。', 'info');
+	state.queue = [];
 }
 
 function doneSummary(v) {
@@ -899,8 +987,15 @@ function wire() {
 		const input = $('input');
 		const text = input.value.trim();
 		if (!text && !state.images.length) return;
+		if (readOnly()) return;
 		input.value = '';
-		send(text);
+		// While an answer is written, and until the messages already waiting
+		// have gone, a message waits its turn.
+		if (!state.busy && !state.queue.length) send(text);
+		else {
+			enqueue(text);
+			sendQueued();
+		}
 	});
 	$('attach').addEventListener('click', () => $('image-file').click());
 	$('image-file').addEventListener('change', (ev) => {
