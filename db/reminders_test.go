@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 )
@@ -66,21 +64,19 @@ func TestReminderLifecycle(t *testing.T) {
 		t.Fatalf("cancel twice: %v, want ErrReminderNotPending", err)
 	}
 
-	// Delivery in a transaction holding the row lock.
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		r, err := db.LockReminderForDelivery(ctx, tx, a.ID)
-		if err != nil {
-			return err
-		}
-		if err := db.RecordReminderAttempt(ctx, tx, r.ID, 1, "discord 500"); err != nil {
-			return err
-		}
-		return db.MarkReminderDelivered(ctx, tx, r.ID, "msg-1", due, 2)
-	})
-	if err != nil {
+	// Delivered on the second attempt, as the worker records it.
+	if err := db.RecordReminderAttempt(ctx, pool, a.ID, 1, "discord 500"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.MarkReminderFailed(ctx, pool, b.ID, due, 1, "discord 404 (10003): Unknown Channel"); err != nil {
+	if err := db.RecordOutcome(ctx, pool, db.Outcome{
+		Delivery: db.Delivery{ReminderID: a.ID, Occurrence: a.DueAt, HandledAt: due, MessageID: "msg-1"}, Occurrences: 1, Attempts: 2,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordOutcome(ctx, pool, db.Outcome{
+		Delivery: db.Delivery{ReminderID: b.ID, Occurrence: b.DueAt, HandledAt: due, Error: "discord 404 (10003): Unknown Channel"},
+		Failed:   true, Occurrences: 1, Attempts: 1,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ = db.ReminderByID(ctx, pool, a.ID)
@@ -100,8 +96,8 @@ func TestReminderLifecycle(t *testing.T) {
 	if _, err := db.LockReminderForDelivery(ctx, pool, 999999); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("lock missing: %v, want ErrNotFound", err)
 	}
-	if err := db.MarkReminderDelivered(ctx, pool, 999999, "x", due, 1); !errors.Is(err, db.ErrNotFound) {
-		t.Errorf("mark missing: %v, want ErrNotFound", err)
+	if err := db.RecordReminderAttempt(ctx, pool, 999999, 1, "x"); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("record attempt of missing: %v, want ErrNotFound", err)
 	}
 }
 
@@ -120,7 +116,8 @@ func TestCountRemindersSince(t *testing.T) {
 		return r.ID
 	}
 	deliver := func(due, at time.Time) {
-		if err := db.MarkReminderDelivered(ctx, pool, mk(due), "m", at, 1); err != nil {
+		o := db.Outcome{Delivery: db.Delivery{ReminderID: mk(due), Occurrence: due, HandledAt: at, MessageID: "m"}, Occurrences: 1, Attempts: 1}
+		if err := db.RecordOutcome(ctx, pool, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +126,9 @@ func TestCountRemindersSince(t *testing.T) {
 	deliver(at, at.Add(59*time.Second))                   // within the allowance
 	deliver(at.Add(-3*time.Hour), at)                     // late: due while the bot was down
 	deliver(since.Add(-time.Hour), since.Add(-time.Hour)) // before the period
-	if err := db.MarkReminderFailed(ctx, pool, mk(at), at, 5, "Missing Access"); err != nil {
+	if err := db.RecordOutcome(ctx, pool, db.Outcome{
+		Delivery: db.Delivery{ReminderID: mk(at), Occurrence: at, HandledAt: at, Error: "Missing Access"}, Failed: true, Attempts: 5,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	mk(at.Add(time.Hour)) // pending
@@ -139,5 +138,54 @@ func TestCountRemindersSince(t *testing.T) {
 	}
 	if want := (db.ReminderCounts{Delivered: 3, Late: 1, Failed: 1}); got != want {
 		t.Errorf("CountRemindersSince = %+v, want %+v", got, want)
+	}
+}
+
+// TestClaimReminder: an occurrence claimed by one attempt is not taken by
+// another while the lease runs (which learns how long it still runs); a
+// released claim is taken over at once, its token seen by the next
+// attempt; recording the outcome ends the claim.
+func TestClaimReminder(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	due := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	r, err := db.CreateReminder(ctx, pool, db.ReminderParams{ChannelID: "1", UserID: "2", Content: "x", DueAt: due})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func(token string) (bool, time.Duration) {
+		t.Helper()
+		ok, left, err := db.ClaimReminder(ctx, pool, r.ID, token, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok, left
+	}
+	if ok, _ := claim("1.1"); !ok {
+		t.Fatal("first claim refused")
+	}
+	if ok, left := claim("2.1"); ok || left < 59*time.Minute || left > time.Hour {
+		t.Fatalf("second claim during the lease: taken %v, %v left; want refused, about an hour left", ok, left)
+	}
+	if err := db.ReleaseReminderClaim(ctx, pool, r.ID, "2.1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := claim("2.1"); ok {
+		t.Fatal("a release by an attempt that holds no claim let the claim go")
+	}
+	if err := db.ReleaseReminderClaim(ctx, pool, r.ID, "1.1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.ReminderByID(ctx, pool, r.ID); got.ClaimToken != "1.1" {
+		t.Errorf("released claim token %q; want it kept for the next attempt to see", got.ClaimToken)
+	}
+	if ok, _ := claim("1.2"); !ok {
+		t.Fatal("a released claim is not taken over")
+	}
+	if err := db.RecordOutcome(ctx, pool, db.Outcome{Delivery: db.Delivery{ReminderID: r.ID, Occurrence: due, MessageID: "m"}, Occurrences: 1, Attempts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.ReminderByID(ctx, pool, r.ID); got.ClaimToken != "" || got.ClaimedUntil != nil || got.NotifiedAt == nil {
+		t.Errorf("after the outcome: %+v; want delivered, unclaimed", got)
 	}
 }
