@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
@@ -223,5 +224,53 @@ func TestChangeWhileAPostIsWritten(t *testing.T) {
 			}
 			tc.check(t, reminder(t, s, rem.ID), deliveries(t, s, rem.ID), jobs, next)
 		})
+	}
+}
+
+// A process that claimed a reminder, posted it and died before recording
+// the outcome leaves its claim behind. While its lease runs, another
+// attempt waits (snoozed) rather than post; once the lease is over, the
+// next attempt takes the occurrence over, finds the dead attempt's message
+// by its nonce and records it: the reminder shows once.
+func TestClaimLeftBehindIsTakenOver(t *testing.T) {
+	ctx := context.Background()
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	s := newScheduler(t, pool, fd.session, Options{})
+	rem := create(t, s.Reminders(), "u1", "c1", "薬を飲む", time.Now().Add(time.Minute))
+	rem.DueAt = time.Now() // as if its time had come
+
+	// The dead attempt: its claim committed, its message out.
+	if _, err := pool.Exec(ctx, "UPDATE reminders SET due_at = $2 WHERE id = $1", rem.ID, rem.DueAt); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := db.ClaimReminder(ctx, pool, rem.ID, "7.1", time.Hour); err != nil || !ok {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	dead := &reminderWorker{s: s}
+	posted, err := dead.send(ctx, delivery{r: rem, now: rem.DueAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var snooze *rivertype.JobSnoozeError
+	if err := work(t, s, rem); !errors.As(err, &snooze) || snooze.Duration < 59*time.Minute {
+		t.Fatalf("attempt during the dead one's lease: %v; want snoozed for the rest of the lease", err)
+	}
+	if n := len(fd.posts("c1")); n != 1 {
+		t.Fatalf("%d posts during the lease, want the dead attempt's only", n)
+	}
+
+	// The lease runs out.
+	if _, err := pool.Exec(ctx, "UPDATE reminders SET claimed_until = now() - interval '1 second' WHERE id = $1", rem.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := work(t, s, rem); err != nil {
+		t.Fatal(err)
+	}
+	got := reminder(t, s, rem.ID)
+	if n := len(fd.posts("c1")); n != 1 || got.NotifiedAt == nil || got.MessageID != posted.ID || got.ClaimToken != "" {
+		t.Errorf("%d posts, row %+v; want the dead attempt's message %s recorded, not posted again", n, got, posted.ID)
 	}
 }
