@@ -128,28 +128,57 @@ func LockReminderForDelivery(ctx context.Context, q Querier, id int64) (Reminder
 		"SELECT "+reminderColumns+" FROM reminders WHERE id = $1 FOR UPDATE", id)
 }
 
-// ClaimReminder claims the current occurrence of reminder id, locked in
-// q's transaction, for the delivery attempt token until lease from now (the
-// database's clock, which every process shares). A claim another attempt
-// holds and whose lease has not run out is not taken: ClaimReminder reports
-// false and how long that lease still runs.
-func ClaimReminder(ctx context.Context, q Querier, id int64, token string, lease time.Duration) (bool, time.Duration, error) {
-	var claimed bool
-	var left float64
-	err := q.QueryRow(ctx, `
-WITH cur AS (SELECT claimed_until FROM reminders WHERE id = $1),
-upd AS (
-    UPDATE reminders SET claim_token = $2, claimed_until = now() + make_interval(secs => $3)
-    WHERE id = $1 AND (claim_token = '' OR claimed_until IS NULL OR claimed_until <= now())
-    RETURNING 1
-)
-SELECT EXISTS (SELECT FROM upd),
-       COALESCE((SELECT extract(epoch FROM claimed_until - now()) FROM cur), 0)::float8`,
-		id, token, lease.Seconds()).Scan(&claimed, &left)
+// ErrNotClaimed is ClaimReminder's answer when the occurrence is not to be
+// claimed now; the reminder's row says why.
+var ErrNotClaimed = errors.New("reminder occurrence not claimed")
+
+// Claim asks for the current occurrence of a reminder for one delivery
+// attempt.
+type Claim struct {
+	ID    int64
+	Token string // names the attempt
+	// Lease is how long the claim holds, from now on the database's
+	// clock, which every process shares.
+	Lease time.Duration
+	// Occurrence, when not 0, is the due time (Unix seconds) the claim is
+	// for: a reminder moved to another occurrence is not claimed.
+	Occurrence int64
+	// DueBy: a reminder due after it is not claimed yet.
+	DueBy time.Time
+}
+
+// claimedReminder is a claimed row with the token of the claim it replaced.
+type claimedReminder struct {
+	Reminder
+	Prior string `db:"prior"`
+}
+
+// ClaimReminder claims, in one statement, the current occurrence of reminder
+// c.ID if it is pending, not paused, due by c.DueBy (at c.Occurrence when
+// set), and not held by another attempt whose lease still runs. It returns
+// the reminder as claimed and the token of the claim it replaced: not ""
+// when an attempt whose outcome is unknown (cut short, or its process dead)
+// came before. Otherwise it returns ErrNotClaimed.
+func ClaimReminder(ctx context.Context, q Querier, c Claim) (Reminder, string, error) {
+	rows, err := q.Query(ctx, `
+WITH cur AS (SELECT id AS cur_id, claim_token AS prior FROM reminders WHERE id = $1 FOR UPDATE)
+UPDATE reminders SET claim_token = $2, claimed_until = now() + make_interval(secs => $3)
+FROM cur
+WHERE id = cur_id AND `+reminderPending+` AND paused_at IS NULL
+  AND ($4 = 0 OR floor(extract(epoch FROM due_at))::bigint = $4) AND due_at <= $5
+  AND (claim_token = '' OR claimed_until IS NULL OR claimed_until <= now())
+RETURNING `+reminderColumns+`, prior`, c.ID, c.Token, c.Lease.Seconds(), c.Occurrence, c.DueBy.UTC())
 	if err != nil {
-		return false, 0, fmt.Errorf("claim reminder %d: %w", id, err)
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, err)
 	}
-	return claimed, max(time.Duration(left*float64(time.Second)), 0), nil
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[claimedReminder])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, ErrNotClaimed)
+	}
+	if err != nil {
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, err)
+	}
+	return r.Reminder, r.Prior, nil
 }
 
 // RecordReminderAttempt records a failed delivery attempt that will be

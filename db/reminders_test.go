@@ -141,10 +141,10 @@ func TestCountRemindersSince(t *testing.T) {
 	}
 }
 
-// TestClaimReminder: an occurrence claimed by one attempt is not taken by
-// another while the lease runs (which learns how long it still runs); a
-// released claim is taken over at once, its token seen by the next
-// attempt; recording the outcome ends the claim.
+// TestClaimReminder: an occurrence is claimed only when it is due, the one
+// asked for, pending and not paused; while one attempt's lease runs, no
+// other takes it; a released claim is taken over at once, the next attempt
+// seeing the token it replaces; recording the outcome ends the claim.
 func TestClaimReminder(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -153,39 +153,65 @@ func TestClaimReminder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim := func(token string) (bool, time.Duration) {
+	claim := func(token string, occurrence int64, dueBy time.Time) (string, error) {
 		t.Helper()
-		ok, left, err := db.ClaimReminder(ctx, pool, r.ID, token, time.Hour)
-		if err != nil {
-			t.Fatal(err)
+		got, prior, err := db.ClaimReminder(ctx, pool, db.Claim{ID: r.ID, Token: token, Lease: time.Hour, Occurrence: occurrence, DueBy: dueBy})
+		if err == nil && (got.ClaimToken != token || got.ClaimedUntil == nil || time.Until(*got.ClaimedUntil) < 59*time.Minute) {
+			t.Fatalf("claimed %+v; want token %s for an hour", got, token)
 		}
-		return ok, left
+		return prior, err
 	}
-	if ok, _ := claim("1.1"); !ok {
-		t.Fatal("first claim refused")
+	for _, tc := range []struct {
+		name       string
+		occurrence int64
+		dueBy      time.Time
+	}{
+		{"not due yet", 0, due.Add(-time.Second)},
+		{"another occurrence", due.Unix() + 60, due},
+		{"unknown", -1, due},
+	} {
+		if tc.occurrence == -1 {
+			if _, _, err := db.ClaimReminder(ctx, pool, db.Claim{ID: 999999, Token: "0.1", Lease: time.Hour, DueBy: due}); !errors.Is(err, db.ErrNotClaimed) {
+				t.Errorf("%s: %v, want ErrNotClaimed", tc.name, err)
+			}
+			continue
+		}
+		if _, err := claim("0.1", tc.occurrence, tc.dueBy); !errors.Is(err, db.ErrNotClaimed) {
+			t.Errorf("%s: %v, want ErrNotClaimed", tc.name, err)
+		}
 	}
-	if ok, left := claim("2.1"); ok || left < 59*time.Minute || left > time.Hour {
-		t.Fatalf("second claim during the lease: taken %v, %v left; want refused, about an hour left", ok, left)
+	if prior, err := claim("1.1", due.Unix(), due); err != nil || prior != "" {
+		t.Fatalf("first claim: prior %q, %v", prior, err)
+	}
+	if _, err := claim("2.1", 0, due); !errors.Is(err, db.ErrNotClaimed) {
+		t.Fatalf("second claim during the lease: %v; want ErrNotClaimed", err)
 	}
 	if err := db.ReleaseReminderClaim(ctx, pool, r.ID, "2.1"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := claim("2.1"); ok {
+	if _, err := claim("2.1", 0, due); !errors.Is(err, db.ErrNotClaimed) {
 		t.Fatal("a release by an attempt that holds no claim let the claim go")
 	}
 	if err := db.ReleaseReminderClaim(ctx, pool, r.ID, "1.1"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.ReminderByID(ctx, pool, r.ID); got.ClaimToken != "1.1" {
-		t.Errorf("released claim token %q; want it kept for the next attempt to see", got.ClaimToken)
-	}
-	if ok, _ := claim("1.2"); !ok {
-		t.Fatal("a released claim is not taken over")
+	if prior, err := claim("1.2", 0, due); err != nil || prior != "1.1" {
+		t.Fatalf("claim after a release: prior %q, %v; want taken over from 1.1", prior, err)
 	}
 	if err := db.RecordOutcome(ctx, pool, db.Outcome{Delivery: db.Delivery{ReminderID: r.ID, Occurrence: due, MessageID: "m"}, Occurrences: 1, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.ReminderByID(ctx, pool, r.ID); got.ClaimToken != "" || got.ClaimedUntil != nil || got.NotifiedAt == nil {
 		t.Errorf("after the outcome: %+v; want delivered, unclaimed", got)
+	}
+	if _, err := claim("3.1", 0, due); !errors.Is(err, db.ErrNotClaimed) {
+		t.Errorf("claim of a delivered reminder: %v; want ErrNotClaimed", err)
+	}
+	paused, _ := db.CreateReminder(ctx, pool, db.ReminderParams{ChannelID: "1", UserID: "2", Content: "y", DueAt: due})
+	if err := db.PauseReminder(ctx, pool, paused.ID, due); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.ClaimReminder(ctx, pool, db.Claim{ID: paused.ID, Token: "4.1", Lease: time.Hour, DueBy: due}); !errors.Is(err, db.ErrNotClaimed) {
+		t.Errorf("claim of a paused reminder: %v; want ErrNotClaimed", err)
 	}
 }

@@ -94,9 +94,9 @@ const claimMargin = 30 * time.Second
 
 // Work delivers one reminder, or one occurrence of a repeating one, in
 // three steps so that no transaction stays open across a model or Discord
-// call: claim the occurrence (a short transaction that checks the row and
-// leases it to this attempt), write and post the message, then record the
-// outcome (a second short transaction, which respects a pause, skip or
+// call: claim the occurrence (one statement that checks the row and leases
+// it to this attempt), write and post the message, then record the
+// outcome (a short transaction, which respects a pause, skip or
 // cancel that came meanwhile). The claim keeps a second worker off the
 // occurrence; the nonce and the look for an earlier post keep a retry
 // after an unknown outcome from posting twice.
@@ -189,61 +189,66 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 	}
 }
 
-// claim checks that job's occurrence is still to be delivered and, in one
-// short transaction, leases it to this attempt. Nil (and no error) when
-// there is nothing to do: the reminder is gone, over, paused or moved to
-// another occurrence, or its rule no longer reads (recorded here).
+// claim leases job's occurrence to this attempt in one statement, if it is
+// still to be delivered. Nil (and no error) when there is nothing to do:
+// the reminder is gone, over, paused or moved to another occurrence, or its
+// rule no longer reads (recorded here). A snooze when it is not due yet on
+// the scheduler's clock, or another attempt holds it.
 func (w *reminderWorker) claim(ctx context.Context, job *river.Job[reminderArgs]) (*delivery, error) {
 	id := job.Args.ReminderID
-	var d *delivery
-	err := pgx.BeginFunc(ctx, w.s.pool, func(tx pgx.Tx) error {
-		r, err := db.LockReminderForDelivery(ctx, tx, id)
-		if errors.Is(err, db.ErrNotFound) {
-			w.s.log.Warn("reminder gone before delivery", "reminder_id", id)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !r.Pending() || r.PausedAt != nil {
-			return nil
-		}
-		if job.Args.Occurrence != 0 && r.DueAt.Unix() != job.Args.Occurrence {
-			// Skipped, resumed or already handled: another job has its next.
-			return nil
-		}
-		c := delivery{r: r, now: w.s.now()}
-		if early := r.DueAt.Sub(c.now); early > time.Second {
-			// River keeps the database's clock, which is ahead of ours: wait
-			// for the due time on the scheduler's clock.
-			return river.JobSnooze(early)
-		}
-		if r.Repeats() {
-			if err := c.plan(); err != nil {
-				// A rule that no longer reads cannot go on.
-				return w.record(ctx, tx, c, r, db.Delivery{Error: err.Error()}, r.Attempts+1, true)
-			}
-		}
-		c.token = claimToken(job)
-		ok, left, err := db.ClaimReminder(ctx, tx, id, c.token, w.Timeout(job)+claimMargin)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			// Another attempt holds it (River took a slow one for stuck and
-			// started it again): its outcome, or its lease running out,
-			// decides.
-			return river.JobSnooze(left + time.Second)
-		}
-		c.search = job.Attempt > 1 || r.Attempts > 0 || r.ClaimToken != ""
-		d = &c
-		return nil
+	now := w.s.now()
+	token := claimToken(job)
+	r, prior, err := db.ClaimReminder(ctx, w.s.pool, db.Claim{
+		ID: id, Token: token, Lease: w.Timeout(job) + claimMargin,
+		Occurrence: job.Args.Occurrence, DueBy: now.Add(time.Second),
 	})
+	if errors.Is(err, db.ErrNotClaimed) {
+		return nil, w.unclaimed(ctx, job, now)
+	}
 	if err != nil {
-		// River still sees a snooze through the wrapping.
-		return nil, fmt.Errorf("deliver reminder %d: claim: %w", id, err)
+		return nil, fmt.Errorf("deliver reminder %d: %w", id, err)
+	}
+	d := &delivery{r: r, now: now, token: token, search: job.Attempt > 1 || r.Attempts > 0 || prior != ""}
+	if r.Repeats() {
+		if err := d.plan(); err != nil {
+			// A rule that no longer reads cannot go on.
+			return nil, w.finish(ctx, d, err, true)
+		}
 	}
 	return d, nil
+}
+
+// unclaimed says what to do with job whose occurrence was not claimed,
+// from the reminder's row.
+func (w *reminderWorker) unclaimed(ctx context.Context, job *river.Job[reminderArgs], now time.Time) error {
+	id := job.Args.ReminderID
+	r, err := db.ReminderByID(ctx, w.s.pool, id)
+	if errors.Is(err, db.ErrNotFound) {
+		w.s.log.Warn("reminder gone before delivery", "reminder_id", id)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deliver reminder %d: %w", id, err)
+	}
+	switch early := r.DueAt.Sub(now); {
+	case !r.Pending() || r.PausedAt != nil:
+		return nil
+	case job.Args.Occurrence != 0 && r.DueAt.Unix() != job.Args.Occurrence:
+		// Skipped, resumed or already handled: another job has its next.
+		return nil
+	case early > time.Second:
+		// River keeps the database's clock, which is ahead of ours: wait
+		// for the due time on the scheduler's clock.
+		return river.JobSnooze(early)
+	case r.ClaimToken != "" && r.ClaimedUntil != nil:
+		// Another attempt holds it (River took a slow one for stuck and
+		// started it again): its outcome, or its lease running out,
+		// decides.
+		return river.JobSnooze(max(time.Until(*r.ClaimedUntil), 0) + time.Second)
+	default:
+		// Changed between the claim and this read: try again shortly.
+		return river.JobSnooze(time.Second)
+	}
 }
 
 // claimToken names one attempt of job: River numbers a job's attempts, a

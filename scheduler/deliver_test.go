@@ -245,8 +245,8 @@ func TestClaimLeftBehindIsTakenOver(t *testing.T) {
 	if _, err := pool.Exec(ctx, "UPDATE reminders SET due_at = $2 WHERE id = $1", rem.ID, rem.DueAt); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := db.ClaimReminder(ctx, pool, rem.ID, "7.1", time.Hour); err != nil || !ok {
-		t.Fatalf("claim: %v, %v", ok, err)
+	if _, _, err := db.ClaimReminder(ctx, pool, db.Claim{ID: rem.ID, Token: "7.1", Lease: time.Hour, DueBy: rem.DueAt}); err != nil {
+		t.Fatal(err)
 	}
 	dead := &reminderWorker{s: s}
 	posted, err := dead.send(ctx, delivery{r: rem, now: rem.DueAt})

@@ -16,10 +16,10 @@
 //
 // Reminders.Create writes the reminders row and its River job in one
 // transaction. The delivery worker never holds a transaction across a
-// Discord or model call. It claims the occurrence in a short transaction
-// (the row locked, checked — nothing to do when it was cancelled, paused,
-// delivered, given up on or moved on — and leased to this attempt:
-// claim_token, claimed_until), commits, writes a scheduled post's text,
+// Discord or model call. It claims the occurrence in one statement (the row
+// checked — nothing to do when it was cancelled, paused, delivered, given
+// up on or moved on — and leased to this attempt: claim_token,
+// claimed_until), writes a scheduled post's text,
 // posts with the requester's mention as the only allowed mention and an
 // enforced nonce per occurrence, and records the outcome in a second short
 // transaction. That one honours what came meanwhile: a cancelled reminder
