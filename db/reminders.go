@@ -46,6 +46,11 @@ type Reminder struct {
 	SkipHolidays    bool       `db:"skip_holidays"` // the rule passes over national holidays
 	PausedAt        *time.Time `db:"paused_at"`     // paused: pending, not delivered
 	Occurrences     int        `db:"occurrences"`   // occurrences gone by, delivered or missed
+	// ClaimToken names the delivery attempt that claimed DueAt's
+	// occurrence and has not recorded its outcome yet ("" when none);
+	// ClaimedUntil is its lease, after which another attempt takes over.
+	ClaimToken   string     `db:"claim_token"`
+	ClaimedUntil *time.Time `db:"claimed_until"`
 }
 
 // Repeats reports whether the reminder has a rule.
@@ -74,7 +79,7 @@ type ReminderParams struct {
 
 const reminderColumns = "id, session_key, guild_id, channel_id, user_id, content, due_at, created_at, " +
 	"notified_at, cancelled_at, failed_at, message_id, source_message_id, job_id, attempts, last_error, " +
-	"kind, rrule, time_zone, skip_holidays, paused_at, occurrences"
+	"kind, rrule, time_zone, skip_holidays, paused_at, occurrences, claim_token, claimed_until"
 
 const reminderPending = "notified_at IS NULL AND cancelled_at IS NULL AND failed_at IS NULL"
 
@@ -123,25 +128,78 @@ func LockReminderForDelivery(ctx context.Context, q Querier, id int64) (Reminder
 		"SELECT "+reminderColumns+" FROM reminders WHERE id = $1 FOR UPDATE", id)
 }
 
-// MarkReminderDelivered records the delivered message and when it went out.
-// attempts is the number of delivery attempts made, this one included.
-func MarkReminderDelivered(ctx context.Context, q Querier, id int64, messageID string, at time.Time, attempts int) error {
-	return execReminder(ctx, q, fmt.Sprintf("mark reminder %d delivered", id), `
-UPDATE reminders SET notified_at = $2, message_id = $3, attempts = $4, last_error = ''
-WHERE id = $1`, id, utcOrNow(at), messageID, attempts)
+// ErrNotClaimed is ClaimReminder's answer when the occurrence is not to be
+// claimed now; the reminder's row says why.
+var ErrNotClaimed = errors.New("reminder occurrence not claimed")
+
+// Claim asks for the current occurrence of a reminder for one delivery
+// attempt.
+type Claim struct {
+	ID    int64
+	Token string // names the attempt
+	// Lease is how long the claim holds, from now on the database's
+	// clock, which every process shares.
+	Lease time.Duration
+	// Occurrence, when not 0, is the due time (Unix seconds) the claim is
+	// for: a reminder moved to another occurrence is not claimed.
+	Occurrence int64
+	// DueBy: a reminder due after it is not claimed yet.
+	DueBy time.Time
 }
 
-// RecordReminderAttempt records a failed delivery attempt that will be retried.
+// claimedReminder is a claimed row with the token of the claim it replaced.
+type claimedReminder struct {
+	Reminder
+	Prior string `db:"prior"`
+}
+
+// ClaimReminder claims, in one statement, the current occurrence of reminder
+// c.ID if it is pending, not paused, due by c.DueBy (at c.Occurrence when
+// set), and not held by another attempt whose lease still runs. It returns
+// the reminder as claimed and the token of the claim it replaced: not ""
+// when an attempt whose outcome is unknown (cut short, or its process dead)
+// came before. Otherwise it returns ErrNotClaimed.
+func ClaimReminder(ctx context.Context, q Querier, c Claim) (Reminder, string, error) {
+	rows, err := q.Query(ctx, `
+WITH cur AS (SELECT id AS cur_id, claim_token AS prior FROM reminders WHERE id = $1 FOR UPDATE)
+UPDATE reminders SET claim_token = $2, claimed_until = now() + make_interval(secs => $3)
+FROM cur
+WHERE id = cur_id AND `+reminderPending+` AND paused_at IS NULL
+  AND ($4 = 0 OR floor(extract(epoch FROM due_at))::bigint = $4) AND due_at <= $5
+  AND (claim_token = '' OR claimed_until IS NULL OR claimed_until <= now())
+RETURNING `+reminderColumns+`, prior`, c.ID, c.Token, c.Lease.Seconds(), c.Occurrence, c.DueBy.UTC())
+	if err != nil {
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[claimedReminder])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, ErrNotClaimed)
+	}
+	if err != nil {
+		return Reminder{}, "", fmt.Errorf("claim reminder %d: %w", c.ID, err)
+	}
+	return r.Reminder, r.Prior, nil
+}
+
+// RecordReminderAttempt records a failed delivery attempt that will be
+// retried, and lets its claim go at once (token stays, so the retry knows an
+// attempt ran before it).
 func RecordReminderAttempt(ctx context.Context, q Querier, id int64, attempts int, lastErr string) error {
 	return execReminder(ctx, q, fmt.Sprintf("record attempt of reminder %d", id),
-		"UPDATE reminders SET attempts = $2, last_error = $3 WHERE id = $1", id, attempts, lastErr)
+		"UPDATE reminders SET attempts = $2, last_error = $3, claimed_until = now() WHERE id = $1", id, attempts, lastErr)
 }
 
-// MarkReminderFailed ends reminder id without delivery, with the reason.
-func MarkReminderFailed(ctx context.Context, q Querier, id int64, at time.Time, attempts int, reason string) error {
-	return execReminder(ctx, q, fmt.Sprintf("mark reminder %d failed", id),
-		"UPDATE reminders SET failed_at = $2, attempts = $3, last_error = $4 WHERE id = $1",
-		id, utcOrNow(at), attempts, reason)
+// ReleaseReminderClaim ends the lease of token's claim on reminder id now,
+// for an attempt cut short (shutdown, timeout, a cancelled job) whose
+// outcome is unknown: the next attempt takes over without waiting and,
+// seeing the token, looks for a message the cut attempt may have posted.
+// A claim that is no longer token's is left alone.
+func ReleaseReminderClaim(ctx context.Context, q Querier, id int64, token string) error {
+	_, err := q.Exec(ctx, "UPDATE reminders SET claimed_until = now() WHERE id = $1 AND claim_token = $2", id, token)
+	if err != nil {
+		return fmt.Errorf("release claim on reminder %d: %w", id, err)
+	}
+	return nil
 }
 
 // CancelReminder cancels reminder id of userID and returns it; with

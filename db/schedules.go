@@ -54,15 +54,22 @@ const insertDelivery = `
 INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
 
-// RecordDelivery stores d. An occurrence already recorded is left as it was,
-// and RecordDelivery reports false.
-func RecordDelivery(ctx context.Context, q Querier, d Delivery) (bool, error) {
-	tag, err := q.Exec(ctx, insertDelivery,
-		d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1), d.Error)
+// NoteDeliveredMessage records messageID as what delivered reminderID's
+// occurrence, for a message that went out although the occurrence was
+// handled otherwise meanwhile (skipped while its post was being written): an
+// occurrence recorded without a message gets it, one not recorded yet is
+// recorded with it.
+func NoteDeliveredMessage(ctx context.Context, q Querier, d Delivery) error {
+	_, err := q.Exec(ctx, `
+INSERT INTO reminder_deliveries (reminder_id, occurrence, handled_at, message_id, covers, error)
+VALUES ($1, $2, $3, $4, $5, '')
+ON CONFLICT (reminder_id, occurrence) DO UPDATE SET message_id = EXCLUDED.message_id, error = ''
+WHERE reminder_deliveries.message_id = ''`,
+		d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1))
 	if err != nil {
-		return false, fmt.Errorf("record delivery of reminder %d: %w", d.ReminderID, err)
+		return fmt.Errorf("note message of reminder %d: %w", d.ReminderID, err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return nil
 }
 
 // RecentDeliveries returns the last perReminder deliveries of each of ids,
@@ -97,21 +104,28 @@ type Outcome struct {
 	// Next is the next occurrence, handled by job JobID (nil: none yet,
 	// as while paused or when it is too far off for a job). Zero: the reminder is over — done, or failed for
 	// good when Failed (Delivery.Error says why).
-	Next        time.Time
-	JobID       *int64
-	Failed      bool
+	Next   time.Time
+	JobID  *int64
+	Failed bool
+	// RecordOnly records the delivery and leaves the reminder's state as
+	// it is: it was cancelled or moved to another occurrence while this
+	// one was being handled, and whoever did that decided what follows.
+	RecordOnly  bool
 	Occurrences int // gone by, this one included
 	Attempts    int // delivery attempts made, when the reminder ends
 }
 
 // RecordOutcome stores o in one statement: the delivery, and the reminder
-// moved on to its next occurrence or ended.
+// moved on to its next occurrence or ended. The occurrence's claim, if any,
+// is over.
 func RecordOutcome(ctx context.Context, q Querier, o Outcome) error {
 	d := o.Delivery
 	args := []any{d.ReminderID, d.Occurrence.UTC(), utcOrNow(d.HandledAt), d.MessageID, max(d.Covers, 1), d.Error,
 		o.Occurrences, o.Attempts}
 	var set string
 	switch {
+	case o.RecordOnly:
+		set = "attempts = $8"
 	case !o.Next.IsZero():
 		// A new occurrence starts its attempts afresh.
 		set = "due_at = $9, job_id = $10, attempts = $8, last_error = ''"
@@ -124,7 +138,8 @@ func RecordOutcome(ctx context.Context, q Querier, o Outcome) error {
 	}
 	return execReminder(ctx, q, fmt.Sprintf("record occurrence %s of reminder %d", d.Occurrence.UTC().Format(time.RFC3339), d.ReminderID), `
 WITH d AS (`+insertDelivery+`)
-UPDATE reminders SET `+set+`, occurrences = $7, message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
+UPDATE reminders SET `+set+`, claim_token = '', claimed_until = NULL,
+    occurrences = $7, message_id = CASE WHEN $4 = '' THEN message_id ELSE $4 END
 WHERE id = $1`, args...)
 }
 

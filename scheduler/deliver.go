@@ -80,55 +80,41 @@ type delivery struct {
 	missed int
 	next   time.Time
 	post   string // a scheduled post's text
+	// token names this attempt's claim on the occurrence.
+	token string
+	// search: an earlier attempt may have reached Discord (it failed, or
+	// was cut short before recording its outcome), so look for its
+	// message before posting.
+	search bool
 }
 
-// Work delivers one reminder, or one occurrence of a repeating one. The row
-// stays locked from the check to the record of the result (and the plan of
-// the next occurrence), so two workers (or a cancel, a pause) never both
-// act on it.
+// claimMargin is how long a claim's lease outlasts the attempt's own
+// deadline: time to record the outcome once the work is over.
+const claimMargin = 30 * time.Second
+
+// Work delivers one reminder, or one occurrence of a repeating one, in
+// three steps so that no transaction stays open across a model or Discord
+// call: claim the occurrence (one statement that checks the row and leases
+// it to this attempt), write and post the message, then record the
+// outcome (a short transaction, which respects a pause, skip or
+// cancel that came meanwhile). The claim keeps a second worker off the
+// occurrence; the nonce and the look for an earlier post keep a retry
+// after an unknown outcome from posting twice.
 func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs]) error {
 	id := job.Args.ReminderID
-	tx, err := w.s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("deliver reminder %d: %w", id, err)
+	d, err := w.claim(ctx, job)
+	if err != nil || d == nil {
+		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-
-	r, err := db.LockReminderForDelivery(ctx, tx, id)
-	if errors.Is(err, db.ErrNotFound) {
-		w.s.log.Warn("reminder gone before delivery", "reminder_id", id)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("deliver reminder %d: %w", id, err)
-	}
-	if !r.Pending() || r.PausedAt != nil {
-		return nil
-	}
-	if job.Args.Occurrence != 0 && r.DueAt.Unix() != job.Args.Occurrence {
-		// Skipped, resumed or already handled: another job has its next.
-		return nil
-	}
-	d := delivery{r: r, now: w.s.now()}
-	if early := r.DueAt.Sub(d.now); early > time.Second {
-		// River keeps the database's clock, which is ahead of ours: wait
-		// for the due time on the scheduler's clock.
-		return river.JobSnooze(early)
-	}
-	if r.Repeats() {
-		if err := d.plan(); err != nil {
-			// A rule that no longer reads cannot go on.
-			return w.finish(ctx, tx, d, err, true)
-		}
-	}
+	r := d.r
 
 	attempts := r.Attempts + 1
 	var msg *discordgo.Message
 	var sendErr error
-	// An earlier attempt (failed, or cut short by a crash before its
-	// commit) may have reached Discord, and Discord forgets a nonce after
+	// An earlier attempt (failed, or cut short before recording its
+	// outcome) may have reached Discord, and Discord forgets a nonce after
 	// a few minutes: look for that message before posting again.
-	if job.Attempt > 1 || r.Attempts > 0 {
+	if d.search {
 		msg, sendErr = w.findPosted(ctx, r)
 		switch {
 		case sendErr != nil && isPermanent(sendErr):
@@ -141,36 +127,43 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 				"reminder_id", id, "message_id", msg.ID)
 		}
 	}
+	var modelErr error
 	if msg == nil && sendErr == nil && r.Kind == db.KindPost {
-		if d.post, err = w.writePost(ctx, r); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("scheduled post %d: %w", id, err)
-			}
-			// The model failed: nothing is posted, the schedule goes on.
-			w.s.log.Error("scheduled post not written; nothing posted", "reminder_id", id, "err", err)
-			return w.finish(ctx, tx, d, fmt.Errorf("model: %w", err), false)
-		}
+		d.post, modelErr = w.writePost(ctx, r)
 	}
-	if msg == nil && sendErr == nil {
-		msg, sendErr = w.send(ctx, d)
-	}
-	if sendErr != nil && ctx.Err() != nil {
-		// Shutting down or out of time: not the reminder's fault. River
-		// hands the job back; the row is unchanged.
-		return fmt.Errorf("deliver reminder %d: %w", id, sendErr)
+	if msg == nil && sendErr == nil && modelErr == nil {
+		msg, sendErr = w.send(ctx, *d)
 	}
 
 	// Record the outcome even if ctx ends now: the message may be out.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	if (modelErr != nil || sendErr != nil) && ctx.Err() != nil {
+		// Shutting down, out of time, or the job cancelled by a pause,
+		// skip or cancel: not the reminder's fault. River hands the job
+		// back (or drops it); the claim ends now so a retry need not wait
+		// out its lease, and the retry looks for what this one may have
+		// posted.
+		if err := db.ReleaseReminderClaim(rctx, w.s.pool, id, d.token); err != nil {
+			w.s.log.Warn("claim not released; it lapses with its lease", "reminder_id", id, "err", err)
+		}
+		return fmt.Errorf("deliver reminder %d: %w", id, errors.Join(modelErr, sendErr))
+	}
 	log := w.s.log.With("reminder_id", id, "channel_id", r.ChannelID, "attempt", attempts)
+	if modelErr != nil {
+		// The model failed: nothing is posted, the schedule goes on.
+		log.Error("scheduled post not written; nothing posted", "err", modelErr)
+		return w.finish(rctx, d, fmt.Errorf("model: %w", modelErr), false)
+	}
 	switch {
 	case sendErr == nil:
-		if err := w.delivered(rctx, tx, d, msg, attempts); err != nil {
+		if err := w.settle(rctx, d, msg, func(tx pgx.Tx, cur db.Reminder) error {
+			return w.record(rctx, tx, *d, cur, db.Delivery{MessageID: msg.ID}, attempts, false)
+		}); err != nil {
 			return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
 		}
 		log.Info("reminder delivered", "message_id", msg.ID, "late_ms", d.now.Sub(r.DueAt).Milliseconds(), "covers", d.missed+1)
-		w.done("delivered", d)
+		w.done("delivered", *d)
 		return nil
 	case isPermanent(sendErr) || attempts >= MaxDeliveryAttempts:
 		reason := describeSendError(sendErr)
@@ -180,22 +173,115 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 		log.Warn("reminder given up", "err", reason)
 		// A repeating reminder goes on after a transient failure; a
 		// channel it may not post in ends it.
-		if err := w.finish(rctx, tx, d, errors.New(reason), isPermanent(sendErr) || !r.Repeats()); err != nil {
+		if err := w.finish(rctx, d, errors.New(reason), isPermanent(sendErr) || !r.Repeats()); err != nil {
 			return err
 		}
 		return river.JobCancel(fmt.Errorf("deliver reminder %d: %s", id, reason))
 	default:
-		err := db.RecordReminderAttempt(rctx, tx, id, attempts, describeSendError(sendErr))
-		if err == nil {
-			err = tx.Commit(rctx)
-		}
-		if err != nil {
+		if err := w.settle(rctx, d, nil, func(tx pgx.Tx, _ db.Reminder) error {
+			return db.RecordReminderAttempt(rctx, tx, id, attempts, describeSendError(sendErr))
+		}); err != nil {
 			return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
 		}
 		log.Warn("reminder delivery failed, will retry", "err", sendErr)
-		w.done("retry", d)
+		w.done("retry", *d)
 		return fmt.Errorf("deliver reminder %d (attempt %d): %w", id, attempts, sendErr)
 	}
+}
+
+// claim leases job's occurrence to this attempt in one statement, if it is
+// still to be delivered. Nil (and no error) when there is nothing to do:
+// the reminder is gone, over, paused or moved to another occurrence, or its
+// rule no longer reads (recorded here). A snooze when it is not due yet on
+// the scheduler's clock, or another attempt holds it.
+func (w *reminderWorker) claim(ctx context.Context, job *river.Job[reminderArgs]) (*delivery, error) {
+	id := job.Args.ReminderID
+	now := w.s.now()
+	token := claimToken(job)
+	r, prior, err := db.ClaimReminder(ctx, w.s.pool, db.Claim{
+		ID: id, Token: token, Lease: w.Timeout(job) + claimMargin,
+		Occurrence: job.Args.Occurrence, DueBy: now.Add(time.Second),
+	})
+	if errors.Is(err, db.ErrNotClaimed) {
+		return nil, w.unclaimed(ctx, job, now)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deliver reminder %d: %w", id, err)
+	}
+	d := &delivery{r: r, now: now, token: token, search: job.Attempt > 1 || r.Attempts > 0 || prior != ""}
+	if r.Repeats() {
+		if err := d.plan(); err != nil {
+			// A rule that no longer reads cannot go on.
+			return nil, w.finish(ctx, d, err, true)
+		}
+	}
+	return d, nil
+}
+
+// unclaimed says what to do with job whose occurrence was not claimed,
+// from the reminder's row.
+func (w *reminderWorker) unclaimed(ctx context.Context, job *river.Job[reminderArgs], now time.Time) error {
+	id := job.Args.ReminderID
+	r, err := db.ReminderByID(ctx, w.s.pool, id)
+	if errors.Is(err, db.ErrNotFound) {
+		w.s.log.Warn("reminder gone before delivery", "reminder_id", id)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deliver reminder %d: %w", id, err)
+	}
+	switch early := r.DueAt.Sub(now); {
+	case !r.Pending() || r.PausedAt != nil:
+		return nil
+	case job.Args.Occurrence != 0 && r.DueAt.Unix() != job.Args.Occurrence:
+		// Skipped, resumed or already handled: another job has its next.
+		return nil
+	case early > time.Second:
+		// River keeps the database's clock, which is ahead of ours: wait
+		// for the due time on the scheduler's clock.
+		return river.JobSnooze(early)
+	case r.ClaimToken != "" && r.ClaimedUntil != nil:
+		// Another attempt holds it (River took a slow one for stuck and
+		// started it again): its outcome, or its lease running out,
+		// decides.
+		return river.JobSnooze(max(time.Until(*r.ClaimedUntil), 0) + time.Second)
+	default:
+		// Changed between the claim and this read: try again shortly.
+		return river.JobSnooze(time.Second)
+	}
+}
+
+// claimToken names one attempt of job: River numbers a job's attempts, a
+// rescued job's too.
+func claimToken(job *river.Job[reminderArgs]) string {
+	return fmt.Sprintf("%d.%d", job.ID, job.Attempt)
+}
+
+// settle runs fn, which records d's outcome, in a short transaction on the
+// reminder locked as it is now, if d's claim still holds. If it does not
+// (the occurrence was skipped meanwhile, or this attempt outlived its lease
+// and another took over), nothing of the reminder is changed; a message
+// msg that went out anyway is noted on the occurrence's delivery.
+func (w *reminderWorker) settle(ctx context.Context, d *delivery, msg *discordgo.Message, fn func(tx pgx.Tx, cur db.Reminder) error) error {
+	return pgx.BeginFunc(ctx, w.s.pool, func(tx pgx.Tx) error {
+		cur, err := db.LockReminderForDelivery(ctx, tx, d.r.ID)
+		if errors.Is(err, db.ErrNotFound) {
+			return nil // deleted meanwhile: nothing to record on
+		}
+		if err != nil {
+			return err
+		}
+		if cur.ClaimToken != d.token {
+			w.s.log.Warn("occurrence handled elsewhere while it was being delivered; its state is left as it is",
+				"reminder_id", d.r.ID, "occurrence", d.r.DueAt, "posted", msg != nil)
+			if msg == nil {
+				return nil
+			}
+			return db.NoteDeliveredMessage(ctx, tx, db.Delivery{ReminderID: d.r.ID, Occurrence: d.r.DueAt,
+				HandledAt: d.now, MessageID: msg.ID, Covers: d.missed + 1})
+		}
+		return fn(tx, cur)
+	})
 }
 
 // plan reads d's rule and counts what downtime cost: the occurrences after
@@ -228,43 +314,49 @@ func (d *delivery) plan() error {
 	return nil
 }
 
-// delivered records a delivery in msg and plans the next occurrence, or
-// ends the reminder; then commits.
-func (w *reminderWorker) delivered(ctx context.Context, tx pgx.Tx, d delivery, msg *discordgo.Message, attempts int) error {
-	return w.record(ctx, tx, d, db.Delivery{MessageID: msg.ID}, attempts, false)
-}
-
 // finish records an occurrence handled without a message (cause says why)
 // and either ends the reminder (end) or, when it repeats, plans its next
-// occurrence; then commits.
-func (w *reminderWorker) finish(ctx context.Context, tx pgx.Tx, d delivery, cause error, end bool) error {
-	if err := w.record(ctx, tx, d, db.Delivery{Error: cause.Error()}, d.r.Attempts+1, end || !d.r.Repeats()); err != nil {
+// occurrence.
+func (w *reminderWorker) finish(ctx context.Context, d *delivery, cause error, end bool) error {
+	err := w.settle(ctx, d, nil, func(tx pgx.Tx, cur db.Reminder) error {
+		return w.record(ctx, tx, *d, cur, db.Delivery{Error: cause.Error()}, d.r.Attempts+1, end || !d.r.Repeats())
+	})
+	if err != nil {
 		return fmt.Errorf("reminder %d: record result: %w", d.r.ID, err)
 	}
-	w.done("failed", d)
+	w.done("failed", *d)
 	return nil
 }
 
 // record stores how d's occurrence went (del, completed with what the
 // delivery knows) and what follows — the next occurrence with its job, or
-// the end (failed, or done) — in one statement, and commits.
-func (w *reminderWorker) record(ctx context.Context, tx pgx.Tx, d delivery, del db.Delivery, attempts int, failed bool) error {
+// the end (failed, or done) — in one statement. cur is the reminder as it
+// is now: one cancelled or moved to another occurrence while d was handled
+// only gets the delivery recorded; one paused meanwhile moves on to its
+// next occurrence without a job, for Resume to plan.
+func (w *reminderWorker) record(ctx context.Context, tx pgx.Tx, d delivery, cur db.Reminder, del db.Delivery, attempts int, failed bool) error {
 	r := d.r
 	del.ReminderID, del.Occurrence, del.HandledAt, del.Covers = r.ID, r.DueAt, d.now, d.missed+1
 	o := db.Outcome{Delivery: del, Failed: failed, Occurrences: r.Occurrences + d.missed + 1, Attempts: attempts}
-	if r.Repeats() && !failed && !d.next.IsZero() {
-		next := r
-		next.DueAt = d.next
-		id, err := w.s.insertJob(ctx, tx, next)
-		if err != nil {
-			return err
+	switch {
+	case !cur.DueAt.Equal(r.DueAt):
+		// Moved on meanwhile (a resume): its count already stands.
+		o.RecordOnly, o.Occurrences = true, cur.Occurrences
+	case !cur.Pending():
+		o.RecordOnly = true
+	case r.Repeats() && !failed && !d.next.IsZero():
+		o.Next = d.next
+		if cur.PausedAt == nil {
+			next := r
+			next.DueAt = d.next
+			id, err := w.s.insertJob(ctx, tx, next)
+			if err != nil {
+				return err
+			}
+			o.JobID = id
 		}
-		o.Next, o.JobID = d.next, id
 	}
-	if err := db.RecordOutcome(ctx, tx, o); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return db.RecordOutcome(ctx, tx, o)
 }
 
 func (w *reminderWorker) done(outcome string, d delivery) {

@@ -15,12 +15,21 @@
 // # Reminders
 //
 // Reminders.Create writes the reminders row and its River job in one
-// transaction. The delivery worker locks the row, does nothing when it was
-// cancelled, delivered or given up on, posts the reminder with the requester's
-// mention as the only allowed mention and the reminder id as an enforced
-// nonce, then records the message id in the same transaction. Permanent
-// Discord errors end the reminder with the reason; transient ones are retried
-// with backoff up to MaxDeliveryAttempts, counted in the row.
+// transaction. The delivery worker never holds a transaction across a
+// Discord or model call. It claims the occurrence in one statement (the row
+// checked — nothing to do when it was cancelled, paused, delivered, given
+// up on or moved on — and leased to this attempt: claim_token,
+// claimed_until), writes a scheduled post's text,
+// posts with the requester's mention as the only allowed mention and an
+// enforced nonce per occurrence, and records the outcome in a second short
+// transaction. That one honours what came meanwhile: a cancelled reminder
+// only gets the delivery recorded, a paused one moves on without a job, and
+// an occurrence skipped (its claim gone) is left as the skip made it. A
+// claim whose lease ran out (a process that died) is taken over; since its
+// attempt may have posted, the next one looks for its message in the
+// channel and posts, if at all, with the same nonce. Permanent Discord
+// errors end the reminder with the reason; transient ones are retried with
+// backoff up to MaxDeliveryAttempts, counted in the row.
 //
 // A repeating reminder (Reminders.Repeat) is one row whose due_at is its next
 // occurrence; each occurrence is one River job, unique by the reminder and

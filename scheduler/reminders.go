@@ -153,8 +153,9 @@ func (r *Reminders) cancel(ctx context.Context, id int64, userID, anyInGuild str
 	var rem db.Reminder
 	err := pgx.BeginFunc(ctx, r.s.pool, func(tx pgx.Tx) error {
 		var err error
-		// Waits for a delivery in progress (it holds the row lock), then
-		// finds the reminder delivered.
+		// A delivery in progress holds no lock, so this does not wait for
+		// it: cancelling its job below stops its model call, and its
+		// outcome, if it posted anyway, only records the message.
 		rem, err = db.CancelReminder(ctx, tx, id, userID, anyInGuild, r.s.now())
 		if err != nil {
 			return err

@@ -207,8 +207,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 		jobs: map[string]JobFunc{},
 	}
 
-	// Each delivery holds a connection (the row lock) while Discord answers,
-	// and River needs a few of its own (LISTEN, leader, completer).
+	// In a burst every worker may be claiming or recording at once, each
+	// on a connection (none is held across Discord or the model), and
+	// River needs a few of its own (LISTEN, leader, completer).
 	if limit := int(pool.Config().MaxConns) - 4; opts.ReminderWorkers > limit {
 		s.log.Warn("pool too small for the reminder workers; raise pool_max_conns in DATABASE_URL",
 			"reminder_workers", opts.ReminderWorkers, "pool_max_conns", pool.Config().MaxConns)

@@ -201,7 +201,8 @@ func TestRemindersAPI(t *testing.T) {
 	due := time.Now().Add(time.Hour)
 	pending, _ := db.CreateReminder(ctx, a.pool, db.ReminderParams{ChannelID: "c", UserID: "u1", Content: "ゴミ出し", DueAt: due})
 	past, _ := db.CreateReminder(ctx, a.pool, db.ReminderParams{ChannelID: "c", UserID: "u2", Content: "会議", DueAt: due.Add(-2 * time.Hour)})
-	if err := db.MarkReminderDelivered(ctx, a.pool, past.ID, "m1", time.Now(), 1); err != nil {
+	if err := db.RecordOutcome(ctx, a.pool, db.Outcome{Delivery: db.Delivery{ReminderID: past.ID, Occurrence: past.DueAt,
+		HandledAt: time.Now(), MessageID: "m1"}, Occurrences: 1, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var list []reminderJSON

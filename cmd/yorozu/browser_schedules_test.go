@@ -59,13 +59,16 @@ func TestSchedulesPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A past occurrence of the garbage day skipped, one the catch-up after
-	// downtime covered, and a one-shot reminder delivered 95 s late.
-	for _, d := range []db.Delivery{
+	// downtime covered, and a one-shot reminder delivered 95 s late; each
+	// recorded as the scheduler does, the garbage day staying on its next
+	// occurrence and job.
+	for i, d := range []db.Delivery{
 		{ReminderID: garbage.ID, Occurrence: garbage.DueAt.AddDate(0, 0, -7), HandledAt: garbage.DueAt.AddDate(0, 0, -8), Error: "skipped"},
 		{ReminderID: garbage.ID, Occurrence: garbage.DueAt.AddDate(0, 0, -14), HandledAt: garbage.DueAt.AddDate(0, 0, -14).Add(30 * time.Hour),
 			MessageID: "m1", Covers: 2},
 	} {
-		if _, err := db.RecordDelivery(ctx, a.h.pool, d); err != nil {
+		o := db.Outcome{Delivery: d, Next: garbage.DueAt, JobID: garbage.JobID, Occurrences: i + 1}
+		if err := db.RecordOutcome(ctx, a.h.pool, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,10 +78,8 @@ func TestSchedulesPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := due.Add(95 * time.Second)
-	if err := db.MarkReminderDelivered(ctx, a.h.pool, meeting.ID, "m2", late, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.RecordDelivery(ctx, a.h.pool, db.Delivery{ReminderID: meeting.ID, Occurrence: due, HandledAt: late, MessageID: "m2"}); err != nil {
+	if err := db.RecordOutcome(ctx, a.h.pool, db.Outcome{Delivery: db.Delivery{ReminderID: meeting.ID, Occurrence: due, HandledAt: late, MessageID: "m2"},
+		Occurrences: 1, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 

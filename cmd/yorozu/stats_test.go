@@ -48,7 +48,8 @@ func TestStatsCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.MarkReminderDelivered(ctx, h.pool, rem.ID, "m", r.delivered, 1); err != nil {
+		if err := db.RecordOutcome(ctx, h.pool, db.Outcome{Delivery: db.Delivery{ReminderID: rem.ID, Occurrence: rem.DueAt,
+			HandledAt: r.delivered, MessageID: "m"}, Occurrences: 1, Attempts: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
