@@ -12,16 +12,6 @@ import (
 	"testing"
 )
 
-// testOnlyAllowed are exported functions known to be called only by tests,
-// each with why it stays for now.
-var testOnlyAllowed = map[string]string{
-	// Replaced by the delivery's claim and outcome in issue 36's scheduler
-	// work, which removes them.
-	"db.MarkReminderDelivered": "issue 36, scheduler",
-	"db.MarkReminderFailed":    "issue 36, scheduler",
-	"db.RecordDelivery":        "issue 36, scheduler",
-}
-
 // TestNoExportForTestsOnly: every exported function of a package the
 // product is made of is called by the product, not only by tests. One
 // that only tests call is dead code that tests keep alive, and a test that
@@ -96,7 +86,7 @@ func TestNoExportForTestsOnly(t *testing.T) {
 	var unused []string
 	for f, at := range defined {
 		name := f.pkg + "." + f.name
-		if f.pkg != "" && !called[f] && testOnlyAllowed[name] == "" {
+		if f.pkg != "" && !called[f] {
 			unused = append(unused, name+" ("+at+")")
 		}
 	}
