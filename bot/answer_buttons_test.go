@@ -300,10 +300,18 @@ func TestButtonsFollowTheAnswerWhenEditsFail(t *testing.T) {
 
 	// A second answer: the first one's 再生成 stays (no edit takes it off)
 	// and is refused, the conversation having gone on.
-	h.resp.script = say("二つ目の答え。")
+	// (In two parts, as the first: an answer whose whole text is in its
+	// first message keeps the 停止 it was posted with when the edit to
+	// 再生成 is refused, and whether the text is whole by then is timing.)
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "二つ目、"})
+		h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) >= 3 })
+		emit(llm.Text{Text: "答えです。"})
+		return emit(llm.Done{})
+	}
 	h.mention(chanID, "7", "もう一つ")
 	ms = h.waitBot(chanID, func(ms []discordtest.Message) bool {
-		return len(ms) == 3 && slices.Equal(labels(ms[2]), []string{"再生成"})
+		return len(ms) == 4 && slices.Equal(labels(ms[3]), []string{"再生成"})
 	})
 	turns.mu.Lock()
 	turns.latest = "a-later-question"
