@@ -107,28 +107,17 @@ func (b *Bot) runPress(s *discordgo.Session, i *discordgo.InteractionCreate, bs 
 	// An interaction token is valid for 15 minutes.
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 	defer cancel()
-	done := make(chan commands.PressReply, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				b.log.Error("discord button handler panic", "prefix", bs.Prefix, "custom_id", p.CustomID,
-					"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				done <- commands.PressReply{Text: genericErrorReply}
-			}
-		}()
-		done <- bs.Press(ctx, p)
-	}()
-
-	deferred := false
-	t := time.NewTimer(deferAfter)
-	defer t.Stop()
-	var reply commands.PressReply
-	select {
-	case reply = <-done:
-	case <-t.C:
-		deferred = b.deferResponse(ctx, s, i, discordgo.InteractionResponseDeferredMessageUpdate, "prefix", bs.Prefix)
-		reply = <-done
-	}
+	reply, deferred := awaitReply(ctx, b, s, i, discordgo.InteractionResponseDeferredMessageUpdate, deferAfter,
+		"prefix", bs.Prefix, func() (reply commands.PressReply) {
+			defer func() {
+				if v := recover(); v != nil {
+					b.log.Error("discord button handler panic", "prefix", bs.Prefix, "custom_id", p.CustomID,
+						"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+					reply = commands.PressReply{Text: genericErrorReply}
+				}
+			}()
+			return bs.Press(ctx, p)
+		})
 	// A press cut by Stop is still answered, within the REST deadline.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer rcancel()

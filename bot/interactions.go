@@ -230,36 +230,43 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 	// An interaction token is valid for 15 minutes.
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 	defer cancel()
-	done := make(chan commands.Reply, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				b.log.Error("discord command handler panic", "command", c.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				done <- commands.Text(genericErrorReply)
+	reply, deferred := awaitReply(ctx, b, s, i, discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		b.interactionDeferAfter(), "command", c.Name, func() (reply commands.Reply) {
+			defer func() {
+				if p := recover(); p != nil {
+					b.log.Error("discord command handler panic", "command", c.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					reply = commands.Text(genericErrorReply)
+				}
+			}()
+			if !req.Can(c.Required(req.Subcommand)) {
+				return commands.Text(c.Refusal)
 			}
-		}()
-		if !req.Can(c.Required(req.Subcommand)) {
-			done <- commands.Text(c.Refusal)
-			return
-		}
-		done <- c.Run(ctx, req)
-	}()
-
-	var reply commands.Reply
-	deferred := false
-	t := time.NewTimer(b.interactionDeferAfter())
-	defer t.Stop()
-	select {
-	case reply = <-done:
-	case <-t.C:
-		deferred = b.deferResponse(ctx, s, i, discordgo.InteractionResponseDeferredChannelMessageWithSource, "command", c.Name)
-		reply = <-done
-	}
+			return c.Run(ctx, req)
+		})
 	// A command cut by Stop is still answered, within the REST deadline.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer rcancel()
 	if err := answerCommand(rctx, s, i, reply, deferred); err != nil {
 		b.log.Error("interaction response", "command", c.Name, "interaction_id", i.ID, "deferred", deferred, "err", err)
+	}
+}
+
+// awaitReply runs work in its own goroutine and returns its reply, and
+// whether i was acknowledged first: once after has passed without a reply,
+// i gets a deferred response of type typ (kind and name say what for, in
+// the log) and the wait goes on.
+func awaitReply[R any](ctx context.Context, b *Bot, s *discordgo.Session, i *discordgo.InteractionCreate,
+	typ discordgo.InteractionResponseType, after time.Duration, kind, name string, work func() R) (R, bool) {
+	done := make(chan R, 1)
+	go func() { done <- work() }()
+	t := time.NewTimer(after)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r, false
+	case <-t.C:
+		deferred := b.deferResponse(ctx, s, i, typ, kind, name)
+		return <-done, deferred
 	}
 }
 
