@@ -21,6 +21,8 @@ const (
 	// MaxChars cuts one message: a 4,000-character post would otherwise
 	// take a channel's whole share of the context.
 	MaxChars = 500
+	// Window is how far back a turn is given the talk.
+	Window = 2 * time.Hour
 )
 
 // cutMark ends a message cut at MaxChars.
