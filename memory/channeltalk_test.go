@@ -72,7 +72,9 @@ func TestContextTalk(t *testing.T) {
 
 	for _, budget := range []int{2000, 6000, 20000} {
 		t.Run(fmt.Sprint("a long talk keeps its newest within a quarter of ", budget), func(t *testing.T) {
-			long := talkOf(400, func(i int) string { return fmt.Sprintf("バーベキューの話その%d、集合場所と時間をどうするか相談しています。", i) })
+			long := talkOf(400, func(i int) string {
+				return fmt.Sprintf("バーベキューの話その%d、集合場所と時間をどうするか相談しています。", i)
+			})
 			msgs, err := f.memory(t, func(o *memory.Options) { o.TokenBudget = budget }).Context(ctx, key, g1, "今の話まとめて", memory.WithTalk(long))
 			if err != nil {
 				t.Fatal(err)
