@@ -30,11 +30,12 @@ type ChannelSetting struct {
 	Persona   *string   `db:"persona"`
 	Model     *string   `db:"model"`
 	Mode      *string   `db:"mode"`       // ModeMention, ModeFree or ModeThread
+	Talk      *bool     `db:"talk"`       // the channel's recent talk in context
 	UpdatedBy string    `db:"updated_by"` // Discord user id, or "admin"
 	UpdatedAt time.Time `db:"updated_at"`
 }
 
-const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at"
+const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, mode, talk, updated_by, updated_at"
 
 // ChannelSettingUpdate changes the settings of one place. A nil field is
 // left as it is; a pointer to "" clears it, so the value is inherited again.
@@ -47,6 +48,9 @@ type ChannelSettingUpdate struct {
 	// Mode is ModeMention, ModeFree or ModeThread (a pointer to "" clears
 	// it); anything else is refused with ErrBadMode.
 	Mode *string
+	// Talk turns the channel's recent talk in context on or off; nil
+	// leaves it as it is.
+	Talk *bool
 	By   string
 }
 
@@ -66,18 +70,19 @@ func UpdateChannelSetting(ctx context.Context, q Querier, u ChannelSettingUpdate
 		return *p
 	}
 	rows, err := q.Query(ctx, `
-INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at)
-VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($9, ''), $6, now())
+INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, mode, talk, updated_by, updated_at)
+VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($9, ''), $11, $6, now())
 ON CONFLICT (guild_id, channel_id) DO UPDATE SET
     parent_id  = COALESCE(NULLIF(EXCLUDED.parent_id, ''), channel_settings.parent_id),
     persona    = CASE WHEN $7 THEN EXCLUDED.persona ELSE channel_settings.persona END,
     model      = CASE WHEN $8 THEN EXCLUDED.model ELSE channel_settings.model END,
     mode       = CASE WHEN $10 THEN EXCLUDED.mode ELSE channel_settings.mode END,
+    talk       = COALESCE(EXCLUDED.talk, channel_settings.talk),
     updated_by = EXCLUDED.updated_by,
     updated_at = EXCLUDED.updated_at
 RETURNING `+channelSettingColumns,
 		u.GuildID, u.ChannelID, u.ParentID, deref(u.Persona), deref(u.Model), u.By, u.Persona != nil, u.Model != nil,
-		deref(u.Mode), u.Mode != nil)
+		deref(u.Mode), u.Mode != nil, u.Talk)
 	if err != nil {
 		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w", u.GuildID, u.ChannelID, err)
 	}
@@ -98,6 +103,10 @@ type EffectiveSettings struct {
 	ModelFrom   string
 	Mode        string // ModeMention when nothing sets one
 	ModeFrom    string
+	// Talk: a turn is given the channel's recent talk (true when nothing
+	// sets it).
+	Talk     bool
+	TalkFrom string
 }
 
 // ChannelSettingsInForce returns what is in force in channelID of guildID
@@ -132,7 +141,7 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 	if guildID != "" {
 		levels = append(levels, level{"", FromServer})
 	}
-	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault, Mode: ModeMention, ModeFrom: FromDefault}
+	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault, Mode: ModeMention, ModeFrom: FromDefault, Talk: true, TalkFrom: FromDefault}
 	for i := len(levels) - 1; i >= 0; i-- { // the nearest level is applied last
 		for _, r := range rows {
 			if r.GuildID != guildID || r.ChannelID != levels[i].channel {
@@ -143,6 +152,9 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 			}
 			if r.Model != nil {
 				e.Model, e.ModelFrom = *r.Model, levels[i].from
+			}
+			if r.Talk != nil {
+				e.Talk, e.TalkFrom = *r.Talk, levels[i].from
 			}
 			if r.Mode != nil && levels[i].from != FromServer {
 				e.Mode, e.ModeFrom = *r.Mode, levels[i].from
