@@ -126,9 +126,18 @@ func (c *channel) trim(opts Options) {
 		c.bytes -= len(c.msgs[drop].Text)
 		drop++
 	}
-	if drop > 0 {
-		c.msgs = append(c.msgs[:0:0], c.msgs[drop:]...)
+	c.dropOldest(drop)
+}
+
+// dropOldest forgets the n oldest messages in place: a full channel drops
+// one per message added, and must not copy itself anew each time.
+func (c *channel) dropOldest(n int) {
+	if n == 0 {
+		return
 	}
+	k := copy(c.msgs, c.msgs[n:])
+	clear(c.msgs[k:])
+	c.msgs = c.msgs[:k]
 }
 
 func (c *channel) index(id string) int {
@@ -196,7 +205,7 @@ func (b *Buffer) Answered(channelID string, at time.Time) {
 	for _, m := range c.msgs[:n] {
 		c.bytes -= len(m.Text)
 	}
-	c.msgs = append(c.msgs[:0:0], c.msgs[n:]...)
+	c.dropOldest(n)
 }
 
 // Since returns the talk of channelID after yorozu's last answer, at or
@@ -210,7 +219,7 @@ func (b *Buffer) Since(channelID string, from, until time.Time, skip string) []M
 		return nil
 	}
 	c := e.Value.(*channel)
-	var out []Message
+	out := make([]Message, 0, len(c.msgs))
 	for _, m := range c.msgs {
 		if m.At.Before(from) || m.At.After(until) || m.ID == skip {
 			continue
