@@ -3,6 +3,8 @@ package commands
 import (
 	"context"
 	"fmt"
+
+	"github.com/yorozu-bot/yorozu/db"
 )
 
 // /channel context: whether a turn is given the channel's recent talk.
@@ -42,12 +44,12 @@ func (c *Channels) contextReply(ctx context.Context, req Request) string {
 		}
 		return fmt.Sprintf("会話の読み込み: %s\n設定元: %s", contextNames[e.Talk], sourceName(e.TalkFrom, p))
 	}
-	if value != "on" && value != "off" {
+	if value != db.TalkOn && value != db.TalkOff {
 		return fmt.Sprintf("値は on か off です (送られたのは %q)。", value)
 	}
-	on := value == "on"
+	on := value == db.TalkOn
 	u := p.update(req.UserID)
-	u.Talk = &on
+	u.Talk = &value
 	if !c.save(ctx, "/channel context", p, u) {
 		return settingsFailedReply
 	}

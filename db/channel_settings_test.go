@@ -250,7 +250,7 @@ func TestChannelTalkSetting(t *testing.T) {
 	if e, _ := db.ChannelSettingsInForce(ctx, pool, guild, channel, ""); !e.Talk || e.TalkFrom != db.FromDefault {
 		t.Errorf("nothing set: talk %v from %s, want on by default", e.Talk, e.TalkFrom)
 	}
-	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Persona: ptr("人格"), Talk: new(false)}); err != nil {
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Persona: ptr("人格"), Talk: ptr(db.TalkOff)}); err != nil {
 		t.Fatal(err)
 	}
 	// Another change leaves it as it is.
@@ -274,8 +274,15 @@ func TestChannelTalkSetting(t *testing.T) {
 			}
 		})
 	}
-	got, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: new(true)})
+	got, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr(db.TalkOn)})
 	if err != nil || got.Talk == nil || !*got.Talk || got.Persona == nil {
 		t.Fatalf("talk on = %+v, %v", got, err)
+	}
+	got, err = db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr("")})
+	if err != nil || got.Talk != nil {
+		t.Fatalf("talk cleared = %+v, %v", got, err)
+	}
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr("maybe")}); !errors.Is(err, db.ErrBadTalk) {
+		t.Errorf("talk maybe: err = %v, want ErrBadTalk", err)
 	}
 }
