@@ -11,9 +11,6 @@ import (
 // channel cannot crowd out the conversation's own memory.
 const TalkShare = 0.25
 
-// TalkWindow is how far back the channel's talk is given.
-const TalkWindow = talk.Window
-
 // talkTitle heads the channel's talk. It says the lines were not addressed
 // to yorozu, so the model reads them as what was said around the question,
 // not as requests to carry out.

@@ -16,8 +16,11 @@ const (
 	DefaultChannels = 500
 	// DefaultMessages is how many messages one channel keeps.
 	DefaultMessages = 100
-	// DefaultBytes is how many bytes of text one channel keeps.
-	DefaultBytes = 32 << 10
+	// DefaultBytes is how many bytes of text one channel keeps: about
+	// three times what a quarter of the default context budget shows
+	// (1,500 tokens, some 4.5 KB of Japanese), so 500 channels hold at most
+	// 8 MiB of text.
+	DefaultBytes = 16 << 10
 	// MaxChars cuts one message: a 4,000-character post would otherwise
 	// take a channel's whole share of the context.
 	MaxChars = 500
