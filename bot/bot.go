@@ -19,6 +19,7 @@ import (
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/talk"
 )
 
 // DefaultAPIBase is Discord's own API origin.
@@ -153,6 +154,7 @@ type Bot struct {
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
+	talk     *talk.Buffer                // the channels' recent talk (talk.go)
 	// lastAnswer is each channel's last answer with buttons (retireAgain).
 	lastAnswer map[string]string
 	seen       seenSet   // messages queued lately
@@ -281,6 +283,7 @@ func New(opts Options) (*Bot, error) {
 		handlers:      map[string]commands.Command{},
 		parents:       map[string]string{},
 		running:       map[string]*runningTurn{},
+		talk:          talk.New(talk.Options{}),
 		state:         StateStarting,
 		readySig:      make(chan struct{}, 1),
 		disconnected:  make(chan struct{}, 1),
@@ -297,6 +300,7 @@ func New(opts Options) (*Bot, error) {
 	s.AddHandler(b.onGuildDelete)
 	s.AddHandler(b.onMessageCreate)
 	s.AddHandler(b.onInteractionCreate)
+	b.addTalkHandlers(s)
 	return b, nil
 }
 

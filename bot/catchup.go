@@ -444,6 +444,9 @@ func (b *Bot) catchUpChannel(ctx context.Context, ch db.DiscordChannel, since ti
 		b.log.Debug("catch-up: read channel history", "channel_id", ch.ChannelID, "err", err)
 		return 0, 0
 	}
+	if b.talk.NeedsHistory(ch.ChannelID) { // read already: the talk need not read it again
+		b.fillTalk(ch.ChannelID, msgs)
+	}
 	b.mu.Lock()
 	botID := b.botID
 	b.mu.Unlock()

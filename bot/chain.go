@@ -72,7 +72,7 @@ func chainMessage(m *discordgo.Message, botID string) memory.ChainMessage {
 }
 
 // prepare adds what answering req needs from Discord and the database: the
-// parent channel of a thread and the reply chain. What cannot be found is
+// parent channel of a thread, the reply chain and the channel's talk. What cannot be found is
 // logged and left out; the turn is answered anyway.
 func (b *Bot) prepare(ctx context.Context, req chat.Request) chat.Request {
 	if req.GuildID != "" {
@@ -83,6 +83,7 @@ func (b *Bot) prepare(ctx context.Context, req chat.Request) chat.Request {
 		req.ParentID = parent
 	}
 	req.ReplyChain = b.replyChain(ctx, req)
+	req.Talk = b.channelTalk(ctx, req)
 	return req
 }
 

@@ -482,6 +482,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	if errors.Is(failed, chat.ErrStopped) {
 		failed = nil // what was written stays, as asked
 	}
+	if failed == nil {
+		b.answered(req)
+	}
 	if failed != nil && fatal == nil {
 		b.log.ErrorContext(ctx, "answer failed", "channel_id", req.ChannelID, "message_id", req.MessageID,
 			"author_id", req.AuthorID, "err", failed)

@@ -90,7 +90,8 @@ func (c *Chooser) Respond(ctx context.Context, req Request, emit func(llm.Event)
 	return c.Router.respond(ctx, req, route, h, emit)
 }
 
-// applyChannel gives a Discord turn its channel's persona, and its model
+// applyChannel gives a Discord turn its channel's persona, leaves out the
+// channel's talk where /channel context is off, and gives it its model
 // unless the turn is routed to reminders: those keep REMINDER_MODEL, chosen
 // for reliable tool calls and date arithmetic. A lookup that fails leaves
 // the turn as it was.
@@ -107,6 +108,9 @@ func (c *Chooser) applyChannel(ctx context.Context, req Request, route string) R
 			c.Logger.WarnContext(ctx, "channel settings: yorozu's defaults apply", "channel_id", req.ChannelID, "err", err)
 		}
 		return req
+	}
+	if !e.Talk {
+		req.Talk = nil
 	}
 	if req.Persona == "" {
 		req.Persona = e.Persona

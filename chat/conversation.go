@@ -76,7 +76,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		go func() { aside <- c.aside(ctx) }()
 	}
 	msgs, err := c.Store.Context(sctx, key, space, req.Text,
-		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain), memory.WithDocuments(req.Documents))
+		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain), memory.WithDocuments(req.Documents),
+		memory.WithTalk(req.Talk))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}

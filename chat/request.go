@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/talk"
 )
 
 // Request is one user turn, as an adapter (Discord, web) hands it over. It
@@ -57,6 +58,10 @@ type Request struct {
 	// ReplyChain is that message and its own reply chain, newest first
 	// (at most memory.MaxReplyChain), as the adapter found them.
 	ReplyChain []memory.ChainMessage
+	// Talk is what members said in the channel since yorozu last answered
+	// there, oldest first, as the adapter keeps it (guild channels only).
+	// It is left out where the channel's settings turn it off.
+	Talk []talk.Message
 
 	// Admit, when set, is waited for once the turn's context is read,
 	// before its first model call: the Discord adapter claims the message

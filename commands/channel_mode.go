@@ -9,7 +9,7 @@ import (
 
 // /channel mode: how yorozu listens in a channel (mention, free, thread).
 
-const notModeManagerReply = "チャンネルのモードを変えられるのは「チャンネルの管理」権限を持つ人だけです。"
+const notModeManagerReply = "チャンネルのモードや会話の設定を変えられるのは「チャンネルの管理」権限を持つ人だけです。"
 
 // modeNames say what each mode does.
 var modeNames = map[string]string{
@@ -18,8 +18,9 @@ var modeNames = map[string]string{
 	db.ModeThread:  "thread (メンションごとにスレッドを作って答え、スレッドではメンションなしで答えます)",
 }
 
-// ChannelMode is /channel mode [value:mention|free|thread]: without a
-// value it shows the mode in force. Changing it needs Manage Channels.
+// ChannelMode is /channel mode [value:mention|free|thread] and /channel
+// context [value:on|off]: without a value each shows what is in force.
+// Changing either needs Manage Channels.
 func (c *Channels) ChannelMode() Command {
 	return Command{
 		Name: "channel", Description: "How yorozu listens in this channel", DescriptionJA: "このチャンネルでのよろずの聞き方",
@@ -37,7 +38,7 @@ func (c *Channels) ChannelMode() Command {
 					{Name: "thread", NameJA: "thread: 質問ごとにスレッドで答える", Value: db.ModeThread},
 				},
 			}},
-		}},
+		}, contextOption},
 		Visible: ManageChannels,
 		Refusal: notModeManagerReply,
 		Run:     func(ctx context.Context, req Request) Reply { return Text(c.modeReply(ctx, req)) },
@@ -45,6 +46,9 @@ func (c *Channels) ChannelMode() Command {
 }
 
 func (c *Channels) modeReply(ctx context.Context, req Request) string {
+	if req.Subcommand == "context" {
+		return c.contextReply(ctx, req)
+	}
 	if req.Subcommand != "mode" {
 		return unsupportedReply
 	}

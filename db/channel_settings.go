@@ -30,11 +30,12 @@ type ChannelSetting struct {
 	Persona   *string   `db:"persona"`
 	Model     *string   `db:"model"`
 	Mode      *string   `db:"mode"`       // ModeMention, ModeFree or ModeThread
+	Talk      *bool     `db:"talk"`       // the channel's recent talk in context
 	UpdatedBy string    `db:"updated_by"` // Discord user id, or "admin"
 	UpdatedAt time.Time `db:"updated_at"`
 }
 
-const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at"
+const channelSettingColumns = "guild_id, channel_id, parent_id, persona, model, mode, talk, updated_by, updated_at"
 
 // ChannelSettingUpdate changes the settings of one place. A nil field is
 // left as it is; a pointer to "" clears it, so the value is inherited again.
@@ -47,6 +48,9 @@ type ChannelSettingUpdate struct {
 	// Mode is ModeMention, ModeFree or ModeThread (a pointer to "" clears
 	// it); anything else is refused with ErrBadMode.
 	Mode *string
+	// Talk turns the channel's recent talk in context "on" or "off" (a
+	// pointer to "" clears it); anything else is refused with ErrBadTalk.
+	Talk *string
 	By   string
 }
 
@@ -59,6 +63,9 @@ func UpdateChannelSetting(ctx context.Context, q Querier, u ChannelSettingUpdate
 	if u.Mode != nil && *u.Mode != "" && !ValidMode(*u.Mode) {
 		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w: %q", u.GuildID, u.ChannelID, ErrBadMode, *u.Mode)
 	}
+	if u.Talk != nil && *u.Talk != "" && *u.Talk != TalkOn && *u.Talk != TalkOff {
+		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w: %q", u.GuildID, u.ChannelID, ErrBadTalk, *u.Talk)
+	}
 	deref := func(p *string) string {
 		if p == nil {
 			return ""
@@ -66,18 +73,19 @@ func UpdateChannelSetting(ctx context.Context, q Querier, u ChannelSettingUpdate
 		return *p
 	}
 	rows, err := q.Query(ctx, `
-INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, mode, updated_by, updated_at)
-VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($9, ''), $6, now())
+INSERT INTO channel_settings (guild_id, channel_id, parent_id, persona, model, mode, talk, updated_by, updated_at)
+VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($9, ''), CASE $11 WHEN 'on' THEN true WHEN 'off' THEN false END, $6, now())
 ON CONFLICT (guild_id, channel_id) DO UPDATE SET
     parent_id  = COALESCE(NULLIF(EXCLUDED.parent_id, ''), channel_settings.parent_id),
     persona    = CASE WHEN $7 THEN EXCLUDED.persona ELSE channel_settings.persona END,
     model      = CASE WHEN $8 THEN EXCLUDED.model ELSE channel_settings.model END,
     mode       = CASE WHEN $10 THEN EXCLUDED.mode ELSE channel_settings.mode END,
+    talk       = CASE WHEN $12 THEN EXCLUDED.talk ELSE channel_settings.talk END,
     updated_by = EXCLUDED.updated_by,
     updated_at = EXCLUDED.updated_at
 RETURNING `+channelSettingColumns,
 		u.GuildID, u.ChannelID, u.ParentID, deref(u.Persona), deref(u.Model), u.By, u.Persona != nil, u.Model != nil,
-		deref(u.Mode), u.Mode != nil)
+		deref(u.Mode), u.Mode != nil, deref(u.Talk), u.Talk != nil)
 	if err != nil {
 		return ChannelSetting{}, fmt.Errorf("update channel setting %s/%s: %w", u.GuildID, u.ChannelID, err)
 	}
@@ -98,6 +106,10 @@ type EffectiveSettings struct {
 	ModelFrom   string
 	Mode        string // ModeMention when nothing sets one
 	ModeFrom    string
+	// Talk: a turn is given the channel's recent talk (true when nothing
+	// sets it).
+	Talk     bool
+	TalkFrom string
 }
 
 // ChannelSettingsInForce returns what is in force in channelID of guildID
@@ -132,7 +144,7 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 	if guildID != "" {
 		levels = append(levels, level{"", FromServer})
 	}
-	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault, Mode: ModeMention, ModeFrom: FromDefault}
+	e := EffectiveSettings{PersonaFrom: FromDefault, ModelFrom: FromDefault, Mode: ModeMention, ModeFrom: FromDefault, Talk: true, TalkFrom: FromDefault}
 	for i := len(levels) - 1; i >= 0; i-- { // the nearest level is applied last
 		for _, r := range rows {
 			if r.GuildID != guildID || r.ChannelID != levels[i].channel {
@@ -143,6 +155,9 @@ func Resolve(rows []ChannelSetting, guildID, channelID, parentID string) Effecti
 			}
 			if r.Model != nil {
 				e.Model, e.ModelFrom = *r.Model, levels[i].from
+			}
+			if r.Talk != nil {
+				e.Talk, e.TalkFrom = *r.Talk, levels[i].from
 			}
 			if r.Mode != nil && levels[i].from != FromServer {
 				e.Mode, e.ModeFrom = *r.Mode, levels[i].from
@@ -162,6 +177,7 @@ type KnownChannel struct {
 	Persona    *string    `db:"persona"`
 	Model      *string    `db:"model"`
 	Mode       *string    `db:"mode"`
+	Talk       *bool      `db:"talk"`
 	UpdatedBy  string     `db:"updated_by"`
 	UpdatedAt  *time.Time `db:"updated_at"`  // nil: nothing stored for it
 	LastActive *time.Time `db:"last_active"` // its conversation's last turn, if any
@@ -180,7 +196,7 @@ WITH talked AS (
 )
 SELECT k.* FROM (
     SELECT COALESCE(c.guild_id, p.guild_id) AS guild_id, COALESCE(c.channel_id, p.channel_id) AS channel_id,
-           COALESCE(c.parent_id, '') AS parent_id, c.persona, c.model, c.mode,
+           COALESCE(c.parent_id, '') AS parent_id, c.persona, c.model, c.mode, c.talk,
            COALESCE(c.updated_by, '') AS updated_by, c.updated_at, p.last_active
     FROM channel_settings c
     FULL JOIN (SELECT guild_id, channel_id, max(last_active) AS last_active FROM places GROUP BY guild_id, channel_id) p
@@ -244,6 +260,15 @@ const (
 // ErrBadMode is a channel mode that is none of ModeMention, ModeFree and
 // ModeThread.
 var ErrBadMode = errors.New("the mode must be mention, free or thread")
+
+// The values of ChannelSettingUpdate.Talk.
+const (
+	TalkOn  = "on"
+	TalkOff = "off"
+)
+
+// ErrBadTalk is a talk setting that is neither TalkOn nor TalkOff.
+var ErrBadTalk = errors.New("the channel talk setting must be on or off")
 
 // ValidMode reports whether mode is one of the channel modes.
 func ValidMode(mode string) bool {

@@ -47,7 +47,7 @@ func TestChannelSettingsInheritance(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := db.EffectiveSettings{Persona: tc.persona, PersonaFrom: tc.personaFrom, Model: tc.model, ModelFrom: tc.modelFrom,
-				Mode: db.ModeMention, ModeFrom: db.FromDefault}
+				Mode: db.ModeMention, ModeFrom: db.FromDefault, Talk: true, TalkFrom: db.FromDefault}
 			if got != want {
 				t.Errorf("= %+v, want %+v", got, want)
 			}
@@ -240,5 +240,49 @@ func TestChannelModes(t *testing.T) {
 	}
 	if e, _ := db.ChannelSettingsInForce(ctx, pool, guild, channel, ""); e.Mode != db.ModeMention || e.ModeFrom != db.FromDefault {
 		t.Errorf("after clearing: %+v", e)
+	}
+}
+
+func TestChannelTalkSetting(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	const guild, channel, thread, other = "9", "10", "11", "12"
+	if e, _ := db.ChannelSettingsInForce(ctx, pool, guild, channel, ""); !e.Talk || e.TalkFrom != db.FromDefault {
+		t.Errorf("nothing set: talk %v from %s, want on by default", e.Talk, e.TalkFrom)
+	}
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Persona: ptr("人格"), Talk: ptr(db.TalkOff)}); err != nil {
+		t.Fatal(err)
+	}
+	// Another change leaves it as it is.
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Mode: ptr(db.ModeFree)}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, channel, parent string
+		want                  bool
+		from                  string
+	}{
+		{"the channel", channel, "", false, db.FromChannel},
+		{"its thread inherits", thread, channel, false, db.FromChannel},
+		{"another channel", other, "", true, db.FromDefault},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := db.ChannelSettingsInForce(ctx, pool, guild, tc.channel, tc.parent)
+			if err != nil || e.Talk != tc.want || e.TalkFrom != tc.from {
+				t.Errorf("talk %v from %s (%v), want %v from %s", e.Talk, e.TalkFrom, err, tc.want, tc.from)
+			}
+		})
+	}
+	got, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr(db.TalkOn)})
+	if err != nil || got.Talk == nil || !*got.Talk || got.Persona == nil {
+		t.Fatalf("talk on = %+v, %v", got, err)
+	}
+	got, err = db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr("")})
+	if err != nil || got.Talk != nil {
+		t.Fatalf("talk cleared = %+v, %v", got, err)
+	}
+	if _, err := db.UpdateChannelSetting(ctx, pool, db.ChannelSettingUpdate{GuildID: guild, ChannelID: channel, Talk: ptr("maybe")}); !errors.Is(err, db.ErrBadTalk) {
+		t.Errorf("talk maybe: err = %v, want ErrBadTalk", err)
 	}
 }

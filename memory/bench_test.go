@@ -16,6 +16,7 @@ import (
 	"github.com/yorozu-bot/yorozu/db/dbtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/talk"
 )
 
 // bgeDims is bge-m3's embedding size.
@@ -139,4 +140,40 @@ VALUES ($1, (SELECT min(id) FROM note_pages WHERE space = $2))`, s.ID, string(be
 		b.Fatal(err)
 	}
 	exec("ANALYZE")
+}
+
+// BenchmarkContextTalk is BenchmarkContext's 1,000-message session with
+// and without a full channel talk buffer (talk.DefaultMessages messages of
+// talk.MaxChars characters, read with Since as a turn reads it): what the
+// talk adds to a turn's context assembly.
+func BenchmarkContextTalk(b *testing.B) {
+	ctx := context.Background()
+	pool := dbtest.New(b)
+	key := memory.DiscordChannel("bench")
+	seedSteadyState(b, pool, string(key), 1000)
+	ollama := ollamatest.New(b)
+	ollama.AddModel("bge-m3", "embedding")
+	ollama.SetEmbed(wideEmbed)
+	m := memory.New(pool, memory.Options{Location: time.UTC, Ollama: ollama.Client(), KnowledgeDir: b.TempDir()})
+	b.Cleanup(m.Close)
+	buf := talk.New(talk.Options{})
+	now := time.Now()
+	for i := range talk.DefaultMessages * 2 {
+		buf.Add("bench", talk.Message{ID: fmt.Sprint(i), Author: "U1", Text: strings.Repeat("話", talk.MaxChars),
+			At: now.Add(time.Duration(i-talk.DefaultMessages*2) * time.Second)})
+	}
+	for _, withTalk := range []bool{false, true} {
+		b.Run(fmt.Sprint("talk=", withTalk), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var opts []memory.ContextOption
+				if withTalk {
+					opts = append(opts, memory.WithTalk(buf.Since("bench", now.Add(-talk.Window), now, "")))
+				}
+				if _, err := m.Context(ctx, key, benchSpace, "こんにちは、今の話どう思う？", opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

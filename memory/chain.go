@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/memory/talk"
 )
 
 // MaxReplyChain is how many messages of a reply chain (the message replied
@@ -41,6 +42,7 @@ type contextExtras struct {
 	persona string
 	chain   []ChainMessage
 	docs    []Document
+	talk    []talk.Message
 }
 
 // WithPersona puts the channel's persona into the system prompt, after

@@ -44,6 +44,7 @@ var layerShares = []struct {
 	share float64
 }{
 	{layerRecent, 0.30},
+	{layerTalk, TalkShare},
 	{layerSummaries, SummaryShare},
 	{layerChain, 0.15},
 	{layerHeadings, 0.05},
@@ -66,6 +67,7 @@ const (
 	layerSummaries
 	layerChain
 	layerRecent
+	layerTalk
 	numLayers
 )
 
@@ -96,6 +98,7 @@ type layer struct {
 //	system: 4. long-term memory (the session's summaries)
 //	system: 4.5. the message replied to and its reply chain (WithReplyChain)
 //	5. recent unsummarised messages, oldest first
+//	system: 5.5. the channel's talk since yorozu last answered (WithTalk)
 //	user: userText, then the documents attached to it (WithDocuments)
 //
 // Layers 1 to 3 show only what belongs to space (the shared knowledge base
@@ -103,8 +106,9 @@ type layer struct {
 // in this order: older recent messages beyond their share, knowledge-base
 // files (least similar first), linked notes, the notes index, knowledge
 // headings, the reply chain (oldest first; a long message is cut to fit),
-// summaries (oldest first), and last the recent
-// messages within their share (oldest first). The system prompt (persona
+// summaries (oldest first), the channel's talk (oldest first; never more
+// than TalkShare), and last the recent messages within their share (oldest
+// first). The system prompt (persona
 // included), the user's message and the newest turn never give way; the
 // documents attached to the message take their room first, within the
 // user's share (UserShare), and are cut to fit it.
@@ -150,6 +154,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	ls[layerKB] = kbLayer(docs)
 	ls[layerSummaries] = m.summariesLayer(summaries)
 	ls[layerChain] = m.chainLayer(extra.chain, history)
+	ls[layerTalk] = m.talkLayer(extra.talk)
 
 	recent := make([]api.Message, len(history))
 	ls[layerRecent] = layer{keepTail: true}
@@ -188,7 +193,9 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		left -= ls[s.layer].fill(min(left, share))
 	}
 	for _, s := range layerShares {
-		left -= ls[s.layer].fill(left)
+		if s.layer != layerTalk { // never past its share
+			left -= ls[s.layer].fill(left)
+		}
 	}
 
 	msgs := make([]api.Message, 0, 8+len(history))
@@ -199,6 +206,11 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		}
 	}
 	msgs = append(msgs, recent[len(recent)-rl.taken:]...)
+	if text := ls[layerTalk].render(); text != "" {
+		// Said after yorozu's last answer and before the question, so it
+		// comes between them.
+		msgs = append(msgs, api.Message{Role: "system", Content: text})
+	}
 	return append(msgs, user), nil
 }
 

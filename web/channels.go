@@ -25,6 +25,9 @@ type channelJSON struct {
 	// Mode is how yorozu listens there (mention, free, thread; null:
 	// inherited), channels and threads only.
 	Mode *string `json:"mode"`
+	// Talk gives turns there the channel's recent talk (null: inherited),
+	// servers, channels and threads.
+	Talk *bool `json:"talk"`
 	// PersonaInForce and ModelInForce apply there, coming from
 	// PersonaFrom / ModelFrom: thread, channel, server or default.
 	PersonaInForce string     `json:"persona_in_force"`
@@ -33,6 +36,8 @@ type channelJSON struct {
 	ModelFrom      string     `json:"model_from"`
 	ModeInForce    string     `json:"mode_in_force"`
 	ModeFrom       string     `json:"mode_from"`
+	TalkInForce    bool       `json:"talk_in_force"`
+	TalkFrom       string     `json:"talk_from"`
 	UpdatedBy      string     `json:"updated_by"`
 	UpdatedAt      *time.Time `json:"updated_at"`
 	LastActive     *time.Time `json:"last_active"`
@@ -44,6 +49,7 @@ type channelRequest struct {
 	Persona *string `json:"persona"`
 	Model   *string `json:"model"`
 	Mode    *string `json:"mode"` // a channel's or thread's only
+	Talk    *string `json:"talk"` // "on", "off" or "" (inherited); not a DM's
 }
 
 // modelCheckTimeout bounds asking Ollama whether a model is installed.
@@ -128,6 +134,18 @@ func (s *Server) putPlace(w http.ResponseWriter, r *http.Request, find func(cont
 		}
 		req.Mode = &m
 	}
+	if req.Talk != nil {
+		switch v := strings.TrimSpace(*req.Talk); {
+		case v != "" && v != db.TalkOn && v != db.TalkOff:
+			writeFieldError(w, "talk", "on・off のどちらかです")
+			return
+		case v != "" && place.GuildID == "":
+			writeFieldError(w, "talk", "DM ではこれまでの会話をいつも読みます")
+			return
+		default:
+			req.Talk = &v
+		}
+	}
 	if req.Model != nil {
 		m := strings.TrimSpace(*req.Model)
 		req.Model = &m
@@ -144,7 +162,7 @@ func (s *Server) resetPlace(w http.ResponseWriter, r *http.Request, find func(co
 		s.notFoundOr500(w, r, err)
 		return
 	}
-	reset := channelRequest{Persona: new(string), Model: new(string)}
+	reset := channelRequest{Persona: new(string), Model: new(string), Talk: new(string)}
 	if place.ChannelID != "" {
 		reset.Mode = new(string)
 	}
@@ -155,7 +173,7 @@ func (s *Server) resetPlace(w http.ResponseWriter, r *http.Request, find func(co
 func (s *Server) updatePlace(w http.ResponseWriter, r *http.Request, place db.KnownChannel, req channelRequest) {
 	saved, err := db.UpdateChannelSetting(r.Context(), s.opts.Pool, db.ChannelSettingUpdate{
 		GuildID: place.GuildID, ChannelID: place.ChannelID, ParentID: place.ParentID,
-		Persona: req.Persona, Model: req.Model, Mode: req.Mode, By: "admin",
+		Persona: req.Persona, Model: req.Model, Mode: req.Mode, Talk: req.Talk, By: "admin",
 	})
 	if err != nil {
 		s.internalError(w, r, err)
@@ -208,12 +226,12 @@ func (s *Server) checkModel(w http.ResponseWriter, r *http.Request, model string
 }
 
 func settingOf(c db.KnownChannel) db.ChannelSetting {
-	return db.ChannelSetting{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model, Mode: c.Mode}
+	return db.ChannelSetting{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model, Mode: c.Mode, Talk: c.Talk}
 }
 
 func (s *Server) toChannelJSON(c db.KnownChannel, rows []db.ChannelSetting) channelJSON {
 	out := channelJSON{GuildID: c.GuildID, ChannelID: c.ChannelID, ParentID: c.ParentID, Persona: c.Persona, Model: c.Model,
-		Mode: c.Mode, UpdatedBy: c.UpdatedBy, UpdatedAt: c.UpdatedAt, LastActive: c.LastActive}
+		Mode: c.Mode, Talk: c.Talk, UpdatedBy: c.UpdatedBy, UpdatedAt: c.UpdatedAt, LastActive: c.LastActive}
 	switch {
 	case c.ChannelID == "":
 		out.Kind = "server"
@@ -227,6 +245,7 @@ func (s *Server) toChannelJSON(c db.KnownChannel, rows []db.ChannelSetting) chan
 	e := db.Resolve(rows, c.GuildID, c.ChannelID, c.ParentID)
 	out.PersonaInForce, out.PersonaFrom, out.ModelInForce, out.ModelFrom = e.Persona, e.PersonaFrom, e.Model, e.ModelFrom
 	out.ModeInForce, out.ModeFrom = e.Mode, e.ModeFrom
+	out.TalkInForce, out.TalkFrom = e.Talk, e.TalkFrom
 	if out.ModelInForce == "" && s.opts.Deps.Settings != nil {
 		out.ModelInForce = s.opts.Deps.Settings.Get("default_model")
 	}

@@ -325,8 +325,12 @@ type listedMessage struct {
 }
 
 // listLocked answers GET /channels/{id}/messages: newest first, at most
-// limit (default 50, at most 100), before or after a message id.
+// limit (default 50, at most 100), before or after a message id; 403 where
+// DenyBot denied Read Message History.
 func (s *Server) listLocked(channelID string, q url.Values) response {
+	if s.deniedLocked(channelID, discordgo.PermissionReadMessageHistory) {
+		return apiError(http.StatusForbidden, 50001, "Missing Access")
+	}
 	limit := 50
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)

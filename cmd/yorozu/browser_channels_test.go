@@ -11,7 +11,8 @@ import (
 
 // TestChannelsPageInBrowser: on the admin page a person gives a channel the
 // bot has talked in a persona and a model; a model Ollama lacks is refused
-// with its pull command; the next Discord turn there uses both.
+// with its pull command; the next Discord turn there uses both. The mode
+// and the channel talk are set there too.
 func TestChannelsPageInBrowser(t *testing.T) {
 	b := newBrowserPage(t)
 	const password = "correct horse battery staple"
@@ -34,9 +35,12 @@ func TestChannelsPageInBrowser(t *testing.T) {
 	b.waitJS("saved", `document.querySelector('`+form+`').textContent.includes('いま: チャンネルの設定の人格／モデル `+otherModel+`（チャンネルの設定）')`)
 	b.do("mode free", chromedp.SetValue(chromedp.CSS(form+" select"), "free"), chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
 	b.waitJS("mode saved", `document.querySelector('`+form+`').textContent.includes('モード free（チャンネルの設定）')`)
+	b.do("channel talk off", chromedp.SetValue(chromedp.CSS(form+` select[aria-label$="の会話の読み込み"]`), "off"),
+		chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
+	b.waitJS("talk saved", `document.querySelector('`+form+`').textContent.includes('会話の読み込み off（チャンネルの設定）')`)
 	b.screenshot("channels")
 	b.noProblems("channels")
-	if e, err := db.ChannelSettingsInForce(context.Background(), h.pool, guildID, channelID, ""); err != nil || e.Mode != db.ModeFree {
+	if e, err := db.ChannelSettingsInForce(context.Background(), h.pool, guildID, channelID, ""); err != nil || e.Mode != db.ModeFree || e.Talk {
 		t.Fatalf("stored mode = %+v, %v", e, err)
 	}
 

@@ -1,4 +1,4 @@
-// Persona, model and mode per Discord server, channel, thread and DM.
+// Persona, model, mode and channel talk per Discord server, channel, thread and DM.
 import { get, optional, request } from './api.js';
 import { $, armed, el, empty, fail, start, toast, when } from './ui.js';
 
@@ -38,10 +38,27 @@ const modeLabel = {
 // hasMode: channels and threads of a server have a mode; servers and DMs not.
 const hasMode = (c) => c.kind === 'channel' || c.kind === 'thread';
 
+// hasTalk: a server's places may be given their channel's talk; a DM's
+// history is its conversation already.
+const hasTalk = (c) => c.kind !== 'dm';
+
 function inForce(c) {
 	const persona = c.persona_from === 'default' ? 'よろずの既定' : `${fromLabel[c.persona_from]}の人格`;
 	const mode = hasMode(c) ? `／モード ${c.mode_in_force}（${fromLabel[c.mode_from]}）` : '';
-	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）${mode}`;
+	const talk = hasTalk(c) ? `／会話の読み込み ${c.talk_in_force ? 'on' : 'off'}（${fromLabel[c.talk_from]}）` : '';
+	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）${mode}${talk}`;
+}
+
+// talkField chooses whether turns are given the channel's recent talk
+// ('' inherits).
+function talkField(c) {
+	const inherit = { thread: '親チャンネルに合わせる', channel: 'サーバーに合わせる', server: '既定（on）' }[c.kind];
+	const select = el('select', { 'aria-label': `${title(c)}の会話の読み込み` },
+		el('option', { value: '' }, inherit),
+		el('option', { value: 'on' }, 'on: 前回の返答のあとにチャンネルで話されたことも読む'),
+		el('option', { value: 'off' }, 'off: メンションされた発言だけ読む'));
+	select.value = c.talk === true ? 'on' : c.talk === false ? 'off' : '';
+	return select;
 }
 
 // modeField is the mode selector of a channel or thread ('' inherits).
@@ -67,11 +84,13 @@ function entry(c) {
 		placeholder: '空欄: ' + (c.model_from === 'default' ? '既定のモデル' : fromLabel[c.model_from]) });
 	const status = el('p', { class: 'muted small' }, inForce(c));
 	const mode = hasMode(c) ? modeField(c) : null;
+	const talk = hasTalk(c) ? talkField(c) : null;
 	const show = (next) => {
 		status.textContent = inForce(next);
 		persona.value = next.persona || '';
 		model.value = next.model || '';
 		if (mode) mode.value = next.mode || '';
+		if (talk) talk.value = next.talk === true ? 'on' : next.talk === false ? 'off' : '';
 		counted();
 	};
 	const form = el('form', { class: 'entry', onsubmit: async (ev) => {
@@ -79,6 +98,7 @@ function entry(c) {
 		try {
 			const body = { persona: persona.value, model: model.value.trim() };
 			if (mode) body.mode = mode.value;
+			if (talk) body.talk = talk.value;
 			show(await request('PUT', path(c), body));
 			toast('保存しました。', 'info');
 		} catch (err) {
@@ -94,6 +114,7 @@ function entry(c) {
 	el('div', { class: 'row' }, el('label', { for: id }, '人格'), el('span', { class: 'grow' }), count),
 	persona,
 	mode ? el('div', { class: 'row mt' }, el('label', {}, 'モード ', mode)) : null,
+	talk ? el('div', { class: 'row mt' }, el('label', {}, '会話の読み込み ', talk)) : null,
 	el('div', { class: 'row mt' }, el('label', {}, 'モデル ', model),
 		el('button', { type: 'submit', class: 'primary' }, '保存'),
 		armed(el('button', { type: 'button', class: 'link danger' }, '受け継ぐ設定に戻す'), '本当に戻す', async () => {
