@@ -314,6 +314,15 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 			return err
 		}
 	}
+	// Summaries read Discord's history: without the bot there is no route.
+	var summarizer *chat.Summarizer
+	if a.bot != nil {
+		summarizer = &chat.Summarizer{Source: a.bot, Pipeline: a.llm, Model: cfg.DefaultModel,
+			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: a.logger}
+		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv}); err != nil {
+			return err
+		}
+	}
 	if err := a.sched.AddHousekeeping(scheduler.HousekeepingOptions{
 		SyncKnowledgeBase: a.memory.SyncKnowledgeBase, APILogRetention: cfg.APILogRetention,
 		MessageRetention: cfg.MessageRetention,
@@ -321,13 +330,13 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		return err
 	}
 	if a.bot != nil {
-		a.addCommands()
+		a.addCommands(summarizer)
 	}
 	return nil
 }
 
 // addCommands gives the bot its slash commands.
-func (a *app) addCommands() {
+func (a *app) addCommands(summarizer *chat.Summarizer) {
 	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel,
 		Saved: a.channelSaved, Log: a.logger}
 	reminders := a.sched.Reminders()
@@ -344,6 +353,8 @@ func (a *app) addCommands() {
 		channels.Persona(),
 		channels.Model(),
 		channels.ChannelMode(),
+		commands.Summary(commands.SummaryOptions{Summarizer: summarizer, Location: a.cfg.Location, Log: a.logger}),
+		commands.SummaryFromHere(commands.SummaryOptions{Summarizer: summarizer, Location: a.cfg.Location, Log: a.logger}),
 	} {
 		a.bot.AddCommand(c)
 	}
