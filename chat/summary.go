@@ -95,35 +95,36 @@ const summaryCombineSystem = "次は一つのチャンネルの会話を時間�
 
 // Summarize summarises channelID of guildID ("" in a DM) from since to
 // until (zero: now), reporting progress (the model call about to be made,
-// of how many) through progress when it is not nil. Answers a user must
-// read for what they asked (nothing said, history not readable) come back
-// as text with a nil error; an error is a failure the user can only retry.
-func (s *Summarizer) Summarize(ctx context.Context, guildID, channelID string, since, until time.Time, progress func(done, total int)) (string, error) {
+// of how many) through progress when it is not nil. An answer that is no
+// summary but what the user must read for what they asked (nothing said,
+// a history yorozu may not read) comes back as text with summarised false
+// and a nil error; an error is a failure the user can only retry.
+func (s *Summarizer) Summarize(ctx context.Context, guildID, channelID string, since, until time.Time, progress func(done, total int)) (text string, summarised bool, err error) {
 	limit := s.MaxMessages
 	if limit <= 0 {
 		limit = DefaultSummaryMessages
 	}
 	msgs, truncated, err := s.Source.ChannelMessages(ctx, channelID, since, until, limit)
 	if errors.Is(err, ErrHistoryForbidden) {
-		return fmt.Sprintf("<#%s> の履歴を読めません。yorozu に「メッセージ履歴を読む」（Read Message History）と「チャンネルを見る」の権限を付けてください。", channelID), nil
+		return fmt.Sprintf("<#%s> の履歴を読めません。yorozu に「メッセージ履歴を読む」（Read Message History）と「チャンネルを見る」の権限を付けてください。", channelID), false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read channel %s for a summary: %w", channelID, err)
+		return "", false, fmt.Errorf("read channel %s for a summary: %w", channelID, err)
 	}
 	lines := s.lines(msgs)
 	if len(lines) == 0 {
-		return fmt.Sprintf("<#%s> には%sからのメッセージがありません。", channelID, s.when(since)), nil
+		return fmt.Sprintf("<#%s> には%sからのメッセージがありません。", channelID, s.when(since)), false, nil
 	}
-	text, err := s.reduce(ctx, lines, progress)
+	text, err = s.reduce(ctx, lines, progress)
 	if err != nil {
-		return "", fmt.Errorf("summarise channel %s: %w", channelID, err)
+		return "", false, fmt.Errorf("summarise channel %s: %w", channelID, err)
 	}
 	header := fmt.Sprintf("**<#%s> の要約**（%s〜・%d件", channelID, s.when(since), len(lines))
 	if truncated {
 		header += fmt.Sprintf("、直近%d件まで", limit)
 	}
 	header += "）\n"
-	return fitReply(header + linkCitations(text, guildID, channelID, msgs)), nil
+	return fitReply(header + linkCitations(text, guildID, channelID, msgs)), true, nil
 }
 
 // lines are the messages as the model reads them, numbered from 1 by
@@ -369,7 +370,7 @@ func (h *SummaryHandler) Handle(ctx context.Context, req Request, emit func(llm.
 	if at.IsZero() {
 		at = now()
 	}
-	text, err := h.Summarizer.Summarize(ctx, req.GuildID, req.ChannelID, at.Add(-SummaryWindow), time.Time{}, nil)
+	text, _, err := h.Summarizer.Summarize(ctx, req.GuildID, req.ChannelID, at.Add(-SummaryWindow), time.Time{}, nil)
 	if err != nil {
 		_ = emit(llm.Failed{Err: err})
 		return err

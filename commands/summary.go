@@ -14,10 +14,10 @@ import (
 // a channel, summarised by the model with a jump link per point.
 
 // Summarizer summarises a channel's talk; *chat.Summarizer satisfies it.
-// What the user must read for what they asked (nothing said, a history
-// yorozu may not read) comes back as text; an error is a failure.
+// What the user must read instead (nothing said, a history yorozu may not
+// read) comes back as text with summarised false; an error is a failure.
 type Summarizer interface {
-	Summarize(ctx context.Context, guildID, channelID string, since, until time.Time, progress func(done, total int)) (string, error)
+	Summarize(ctx context.Context, guildID, channelID string, since, until time.Time, progress func(done, total int)) (text string, summarised bool, err error)
 }
 
 // SummaryOptions are what /summary and 「ここから要約」 use.
@@ -119,17 +119,17 @@ func (o SummaryOptions) runSummary(ctx context.Context, req Request) Reply {
 }
 
 // summarise answers with the summary of channel in the period, in the
-// channel for all to see; what went wrong only its user sees.
+// channel for all to see; anything else only its user sees.
 func (o SummaryOptions) summarise(ctx context.Context, req Request, channel string, since, until time.Time) Reply {
 	req.Report("履歴を読み込み中…")
-	text, err := o.Summarizer.Summarize(ctx, req.GuildID, channel, since, until, func(done, total int) {
+	text, summarised, err := o.Summarizer.Summarize(ctx, req.GuildID, channel, since, until, func(done, total int) {
 		req.Report(fmt.Sprintf("要約中… %d/%d", done, total))
 	})
 	if err != nil {
 		o.Log.Error("summary", "channel_id", channel, "err", err)
 		return Text("要約できませんでした。しばらくしてからもう一度お試しください。")
 	}
-	return Reply{Text: text, Public: true}
+	return Reply{Text: text, Public: summarised}
 }
 
 func guildOrMe(guildID string) string {
