@@ -276,8 +276,9 @@ func chunk(lines []string, budget int) [][]string {
 	return out
 }
 
-// citation is a model's reference to messages: [12], [12, 15], [12、15].
-var citation = regexp.MustCompile(`[\[［](\d{1,4}(?:\s*[,、，]\s*\d{1,4})*)[\]］]`)
+// citation is a model's reference to messages, with the space before it:
+// [12], [12, 15], [12、15].
+var citation = regexp.MustCompile(`[ \t　]*[\[［](\d{1,4}(?:\s*[,、，]\s*\d{1,4})*)[\]］]`)
 
 // modelLink is a Discord link the model wrote itself, which is not
 // trusted: links come only from the numbers.
