@@ -363,6 +363,13 @@ func (h *SummaryHandler) Handle(ctx context.Context, req Request, emit func(llm.
 	if req.Source != "discord" && h.Chat != nil {
 		return h.Chat.Handle(ctx, req, emit)
 	}
+	// Another process may be answering the message: wait for its claim
+	// before reading the history and calling the model.
+	if req.Admit != nil {
+		if err := req.Admit(ctx); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
+		}
+	}
 	now := time.Now
 	if h.Now != nil {
 		now = h.Now
