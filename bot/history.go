@@ -65,6 +65,37 @@ func (b *Bot) ChannelMessages(ctx context.Context, channelID string, since, unti
 	}
 }
 
+// MayRead reports whether userID may read channelID's history: a channel
+// (or a thread of one) of guildID where the member has View Channel and
+// Read Message History. /summary asks it of a channel the user named, so
+// that nobody reads through yorozu what they could not read themselves.
+func (b *Bot) MayRead(ctx context.Context, guildID, userID, channelID string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	ch, err := b.session.Channel(channelID, discordgo.WithContext(ctx))
+	if err != nil {
+		var rest *discordgo.RESTError
+		if forbidden(err) || errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusNotFound {
+			return false, nil
+		}
+		return false, fmt.Errorf("read channel %s: %w", channelID, err)
+	}
+	if ch.GuildID != guildID || guildID == "" {
+		return false, nil
+	}
+	if ch.IsThread() {
+		if ch, err = b.session.Channel(ch.ParentID, discordgo.WithContext(ctx)); err != nil {
+			return false, fmt.Errorf("read parent of thread %s: %w", channelID, err)
+		}
+	}
+	perms, err := b.channelPermissions(ctx, ch, userID)
+	if err != nil {
+		return false, fmt.Errorf("permissions of user %s in channel %s: %w", userID, channelID, err)
+	}
+	const need = discordgo.PermissionViewChannel | discordgo.PermissionReadMessageHistory
+	return perms&need == need, nil
+}
+
 // forbidden reports Discord's refusal to read a channel: 403, Missing
 // Access (50001) or Missing Permissions (50013).
 func forbidden(err error) bool {

@@ -296,3 +296,30 @@ func TestSummaryDeclarations(t *testing.T) {
 		t.Errorf("message command = %+v", here)
 	}
 }
+
+// A member may have another channel summarised only when it is of the
+// same server and they can read its history there.
+func TestMayRead(t *testing.T) {
+	t.Parallel()
+	h := startSummary(t, 6000)
+	for _, c := range []struct{ id, guild string }{{"601", guildID}, {"602", guildID}, {"603", "999"}} {
+		h.srv.AddChannel(c.id)
+		h.srv.PutChannelInGuild(c.id, c.guild)
+	}
+	h.srv.AddMember(guildID, "100")
+	h.srv.AddMember("999", "100")
+	h.srv.DenyMember("602", "100", discordgo.PermissionReadMessageHistory)
+	b, err := New(Options{Token: "t", APIBase: h.srv.URL(), Responder: &fakeResponder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		channel string
+		want    bool
+	}{{"601", true}, {"602", false}, {"603", false}, {"604", false}} {
+		got, err := b.MayRead(h.ctx, guildID, "100", tc.channel)
+		if err != nil || got != tc.want {
+			t.Errorf("may read %s = %v, %v; want %v", tc.channel, got, err, tc.want)
+		}
+	}
+}

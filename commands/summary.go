@@ -20,10 +20,18 @@ type Summarizer interface {
 	Summarize(ctx context.Context, guildID, channelID string, since, until time.Time, progress func(done, total int)) (text string, summarised bool, err error)
 }
 
+// Readers tell whether a user may read a channel; *bot.Bot satisfies it.
+type Readers interface {
+	MayRead(ctx context.Context, guildID, userID, channelID string) (bool, error)
+}
+
 // SummaryOptions are what /summary and 「ここから要約」 use.
 type SummaryOptions struct {
 	Summarizer Summarizer // required
-	Now        func() time.Time
+	// Readers is asked about a channel other than the command's (channel:
+	// or a link's); nil: no other channel may be summarised.
+	Readers Readers
+	Now     func() time.Time
 	// Location is the zone of today and yesterday (TIMEZONE); default
 	// time.Local.
 	Location *time.Location
@@ -114,6 +122,19 @@ func (o SummaryOptions) runSummary(ctx context.Context, req Request) Reply {
 			return Text("リンクのメッセージはこのサーバーのものではありません。このサーバーのメッセージのリンクを指定してください。")
 		}
 		channel = p.channelID
+	}
+	if channel != req.ChannelID {
+		ok := false
+		if o.Readers != nil && !req.DM() {
+			var err error
+			if ok, err = o.Readers.MayRead(ctx, req.GuildID, req.UserID, channel); err != nil {
+				o.Log.Error("summary: who may read", "channel_id", channel, "user_id", req.UserID, "err", err)
+				return Text("要約できませんでした。しばらくしてからもう一度お試しください。")
+			}
+		}
+		if !ok {
+			return Text(fmt.Sprintf("<#%s> はあなたが読めるこのサーバーのチャンネルではないため、要約できません。", channel))
+		}
 	}
 	return o.summarise(ctx, req, channel, p.since, p.until)
 }

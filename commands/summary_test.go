@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,19 +75,33 @@ func (f *fakeSummarizer) Summarize(_ context.Context, _, channelID string, since
 	return f.text, f.summarised, nil
 }
 
-// A summary is public; what is no summary only its user sees; a link to
-// another server's message is refused; progress reaches the adapter.
+// fakeReaders lets users read the channels listed for them.
+type fakeReaders map[string][]string
+
+func (f fakeReaders) MayRead(_ context.Context, _, userID, channelID string) (bool, error) {
+	return slices.Contains(f[userID], channelID), nil
+}
+
+// A summary is public; what is no summary only its user sees; a channel
+// the user may not read, and a link to another server's message, are
+// refused; progress reaches the adapter.
 func TestSummaryReplies(t *testing.T) {
 	now := time.Date(2026, 12, 7, 14, 30, 0, 0, time.UTC)
 	f := &fakeSummarizer{text: "**要約**", summarised: true}
-	c := Summary(SummaryOptions{Summarizer: f, Now: func() time.Time { return now }})
+	c := Summary(SummaryOptions{Summarizer: f, Readers: fakeReaders{"u1": {"501"}}, Now: func() time.Time { return now }})
 	var shown []string
-	req := Request{GuildID: "900", ChannelID: "500", Options: map[string]any{"channel": "501"}, Progress: func(s string) { shown = append(shown, s) }}
+	req := Request{UserID: "u1", GuildID: "900", ChannelID: "500", Options: map[string]any{"channel": "501"}, Progress: func(s string) { shown = append(shown, s) }}
 	if r := c.Run(context.Background(), req); !r.Public || r.Text != "**要約**" || f.channel != "501" || !f.since.Equal(now.Add(-24*time.Hour)) {
 		t.Errorf("reply %+v for channel %s since %v", r, f.channel, f.since)
 	}
 	if len(shown) != 2 || shown[1] != "要約中… 1/2" {
 		t.Errorf("progress shown: %q", shown)
+	}
+	other := req
+	other.UserID = "u2"
+	f.channel = ""
+	if r := c.Run(context.Background(), other); r.Public || !strings.Contains(r.Text, "<#501> はあなたが読める") || f.channel != "" {
+		t.Errorf("a channel the user may not read: %+v, summarised %q", r, f.channel)
 	}
 	f.summarised = false
 	if r := c.Run(context.Background(), req); r.Public {

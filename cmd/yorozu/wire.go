@@ -353,7 +353,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 		channels.Persona(),
 		channels.Model(),
 		channels.ChannelMode(),
-		commands.Summary(commands.SummaryOptions{Summarizer: summarizer, Location: a.cfg.Location, Log: a.logger}),
+		commands.Summary(commands.SummaryOptions{Summarizer: summarizer, Readers: a.bot, Location: a.cfg.Location, Log: a.logger}),
 		commands.SummaryFromHere(commands.SummaryOptions{Summarizer: summarizer, Location: a.cfg.Location, Log: a.logger}),
 	} {
 		a.bot.AddCommand(c)
