@@ -379,3 +379,6 @@ func ChannelLogged(ctx context.Context, q Querier, space, channelID string) (boo
 	}
 	return ok, nil
 }
+
+// ID is the message's Discord id as text.
+func (m ChannelMessage) ID() string { return strconv.FormatInt(m.MessageID, 10) }

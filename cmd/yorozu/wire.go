@@ -20,6 +20,7 @@ import (
 	"github.com/yorozu-bot/yorozu/health"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/chanlog"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 	"github.com/yorozu-bot/yorozu/metrics"
 	"github.com/yorozu-bot/yorozu/scheduler"
@@ -69,6 +70,7 @@ type app struct {
 	limiter   *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
 	health    *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
 	dbWatch   *db.Watch         // whether the database answers, said once per outage
+	chanlog   *chanlog.Log      // the channel log's ingester (/channel log on)
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -96,6 +98,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow),
 		dbWatch: db.NewWatch(d.pool, logger)}
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
+	a.chanlog = chanlog.New(d.pool, chanlog.Options{Logger: logger})
 	a.metrics = a.newMetrics()
 	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
 	a.llm = llm.New(llm.Options{
@@ -167,6 +170,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			return nil, err
 		}
 		a.bot, discord = b, b
+		b.FollowChannelLog(a.chanlog)
 		a.handover = bot.NewHandover(b, d.pool, a.fail)
 		a.instrumentDiscord(b)
 	}
@@ -401,6 +405,9 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	onHangup(ctx, a.health.Recheck)
+	if err := a.chanlog.Start(ctx); err != nil {
+		a.logger.Warn("channel log settings not read: read again in the background", "err", err)
+	}
 	if err := a.startWeb(ctx); err != nil {
 		return err
 	}
@@ -469,6 +476,7 @@ func (a *app) stop() {
 	if a.bot != nil {
 		a.bot.Stop()
 	}
+	a.chanlog.Stop()
 	if a.bot != nil {
 		if err := a.handover.Release(ctx); err != nil {
 			a.logger.Warn("release the Discord gateway lock", "err", err)
