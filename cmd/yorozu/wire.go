@@ -320,7 +320,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 	if err := a.sched.AddHousekeeping(scheduler.HousekeepingOptions{
 		SyncKnowledgeBase: a.memory.SyncKnowledgeBase, APILogRetention: cfg.APILogRetention,
-		MessageRetention: cfg.MessageRetention,
+		MessageRetention: cfg.MessageRetention, ChannelLogRetention: cfg.ChannelLogRetention,
 	}); err != nil {
 		return err
 	}
@@ -333,13 +333,13 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 // addCommands gives the bot its slash commands.
 func (a *app) addCommands() {
 	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel,
-		Saved: a.channelSaved, Log: a.logger}
+		Saved: a.channelSaved, Log: a.logger, Logs: a.chanlog, LogRetention: a.cfg.ChannelLogRetention}
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
 		commands.Schedule(reminders, a.logger),
 		commands.Timezone(reminders, a.logger),
-		commands.Forget(a.memory, a.logger),
+		commands.Forget(a.memory, a.chanlog, a.logger),
 		commands.Memory(a.memory, a.cfg.Location, a.logger),
 		commands.Stats(commands.StatsOptions{
 			Live: func() commands.LiveStats { return commands.LiveStats(a.metrics.Stats()) },

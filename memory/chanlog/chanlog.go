@@ -300,3 +300,15 @@ func (l *Log) apply(ctx context.Context, run []entry) {
 		l.log.Error("channel log not written", "entries", len(run), "err", err)
 	}
 }
+
+// Forget deletes every logged message authorID wrote in space (/forget
+// me) and returns how many, after what is queued is written, so a message
+// sent just before is forgotten too.
+func (l *Log) Forget(ctx context.Context, space, authorID string) (int64, error) {
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := l.Flush(fctx); err != nil {
+		l.log.Warn("channel log not flushed before /forget me", "err", err)
+	}
+	return db.ForgetChannelMessagesOf(ctx, l.pool, space, authorID)
+}
