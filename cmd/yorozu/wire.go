@@ -26,6 +26,7 @@ import (
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/browse"
+	"github.com/yorozu-bot/yorozu/tools/channellog"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/forecast"
 	"github.com/yorozu-bot/yorozu/tools/knowledge"
@@ -229,8 +230,9 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	signer := page.NewSigner(secret, time.Now)
 	if err := browse.Register(a.tools, browse.Deps{
-		Fetcher: fetcher, Searcher: a.search, Signer: page.NewSigner(secret, time.Now),
+		Fetcher: fetcher, Searcher: a.search, Signer: signer,
 		MaxResultChars: llm.MaxResultChars,
 		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
 		Location:       cfg.Location,
@@ -240,6 +242,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
+	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
 	for _, t := range builtin {
 		if err := a.tools.Register(t); err != nil {
 			return err
