@@ -37,10 +37,15 @@ func (c *Channels) ChannelMode() Command {
 					{Name: "thread", NameJA: "thread: 質問ごとにスレッドで答える", Value: db.ModeThread},
 				},
 			}},
-		}},
+		}, logOption()},
 		Visible: ManageChannels,
 		Refusal: notModeManagerReply,
-		Run:     func(ctx context.Context, req Request) Reply { return Text(c.modeReply(ctx, req)) },
+		Run: func(ctx context.Context, req Request) Reply {
+			if req.Subcommand == "log" {
+				return c.logReply(ctx, req)
+			}
+			return Text(c.modeReply(ctx, req))
+		},
 	}
 }
 
