@@ -31,7 +31,7 @@ var _ chat.MessageSource = (*Bot)(nil)
 // them oldest first; truncated is set when the period holds more. A
 // channel yorozu may not read answers an error matching
 // chat.ErrHistoryForbidden.
-func (b *Bot) ChannelMessages(ctx context.Context, channelID string, since, until time.Time, limit int) ([]chat.ChannelMessage, bool, error) {
+func (b *Bot) ChannelMessages(ctx context.Context, _, channelID string, since, until time.Time, limit int) ([]chat.ChannelMessage, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, historyDeadline)
 	defer cancel()
 	var newest []chat.ChannelMessage

@@ -36,11 +36,12 @@ type ChannelMessage struct {
 // MessageSource reads what was said in a channel in a period; the Discord
 // adapter reads the channel's history.
 type MessageSource interface {
-	// ChannelMessages returns the messages of channelID written from since
+	// ChannelMessages returns the messages of channelID (of guildID, "" in
+	// a DM) written from since
 	// up to until (zero: now), oldest first: the newest limit of them, with
 	// truncated set when older ones of the period were left out. An error
 	// matching ErrHistoryForbidden means the channel may not be read.
-	ChannelMessages(ctx context.Context, channelID string, since, until time.Time, limit int) (msgs []ChannelMessage, truncated bool, err error)
+	ChannelMessages(ctx context.Context, guildID, channelID string, since, until time.Time, limit int) (msgs []ChannelMessage, truncated bool, err error)
 }
 
 // ErrHistoryForbidden is what a MessageSource returns for a channel whose
@@ -104,7 +105,7 @@ func (s *Summarizer) Summarize(ctx context.Context, guildID, channelID string, s
 	if limit <= 0 {
 		limit = DefaultSummaryMessages
 	}
-	msgs, truncated, err := s.Source.ChannelMessages(ctx, channelID, since, until, limit)
+	msgs, truncated, err := s.Source.ChannelMessages(ctx, guildID, channelID, since, until, limit)
 	if errors.Is(err, ErrHistoryForbidden) {
 		return fmt.Sprintf("<#%s> の履歴を読めません。yorozu に「メッセージ履歴を読む」（Read Message History）と「チャンネルを見る」の権限を付けてください。", channelID), false, nil
 	}

@@ -22,7 +22,7 @@ type fakeSource struct {
 
 var _ MessageSource = (*fakeSource)(nil)
 
-func (f *fakeSource) ChannelMessages(_ context.Context, _ string, since, until time.Time, limit int) ([]ChannelMessage, bool, error) {
+func (f *fakeSource) ChannelMessages(_ context.Context, _, _ string, since, until time.Time, limit int) ([]ChannelMessage, bool, error) {
 	f.since = since
 	if f.err != nil {
 		return nil, false, f.err
