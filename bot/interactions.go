@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -324,9 +325,22 @@ func (b *Bot) deferResponse(ctx context.Context, s *discordgo.Session, i *discor
 // by editing that response. The deferral was ephemeral, so a public reply
 // goes to the channel as a follow-up and the deferred response says where
 // it went.
+//
+// A public reply longer than a message (a summary with its links) goes out
+// in several, cut where splitMessage cuts an answer, the rest as
+// follow-ups.
 func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, reply commands.Reply, deferred bool) error {
+	parts := []string{reply.Text}
+	if reply.Public && utf8.RuneCountInString(reply.Text) > maxMessageRunes {
+		parts = splitMessage(reply.Text, maxMessageRunes)
+	}
 	if !deferred {
-		return respond(ctx, s, i, reply)
+		first := reply
+		first.Text = parts[0]
+		if err := respond(ctx, s, i, first); err != nil {
+			return err
+		}
+		return followups(ctx, s, i, parts[1:])
 	}
 	text := reply.Text
 	if reply.Public {
@@ -343,11 +357,18 @@ func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.Inter
 	}
 	// The deferred response is edited first: a follow-up sent before
 	// would take its place, ephemeral.
-	_, err = s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
-		Content: reply.Text, AllowedMentions: noMentions(),
-	}, discordgo.WithContext(ctx))
-	if err != nil {
-		return fmt.Errorf("public follow-up of interaction %s: %w", i.ID, err)
+	return followups(ctx, s, i, parts)
+}
+
+// followups posts texts as public follow-ups of interaction i, in order.
+func followups(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, texts []string) error {
+	for _, t := range texts {
+		_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+			Content: t, AllowedMentions: noMentions(),
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("public follow-up of interaction %s: %w", i.ID, err)
+		}
 	}
 	return nil
 }

@@ -323,3 +323,52 @@ func TestMayRead(t *testing.T) {
 		}
 	}
 }
+
+// A public reply longer than a message (a summary with its links) reaches
+// the channel whole, in two messages, whether it was deferred or not.
+func TestLongPublicReplySplit(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.New(t)
+	srv.AddChannel(chanID)
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: &fakeResponder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.deferAfter = 100 * time.Millisecond
+	long := strings.Repeat("- 項目です。 [↗](https://discord.com/channels/900/500/123456789012345678)\n", 40)
+	for _, name := range []string{"quick", "slow"} {
+		b.AddCommand(commands.Command{Name: name, Description: name, Run: func(ctx context.Context, _ commands.Request) commands.Reply {
+			if name == "slow" {
+				_ = srv.WaitFor(ctx, func() bool { return len(srv.InteractionResponses()) > 0 && srv.InteractionResponses()[len(srv.InteractionResponses())-1].Response.Type == 5 })
+			}
+			return commands.Reply{Text: long, Public: true}
+		}})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	for _, name := range []string{"quick", "slow"} {
+		t.Run(name, func(t *testing.T) {
+			id := srv.NewID()
+			srv.SendInteraction(&discordgo.Interaction{ID: id, Type: discordgo.InteractionApplicationCommand, ChannelID: chanID,
+				Token: "tok-" + id, Data: discordgo.ApplicationCommandInteractionData{Name: name}})
+			var public []string
+			err := srv.WaitFor(ctx, func() bool {
+				public = nil
+				if m, ok := srv.Original(id); ok && m.Flags&discordgo.MessageFlagsEphemeral == 0 && m.Content != "" {
+					public = append(public, m.Content)
+				}
+				for _, f := range srv.Followups(id) {
+					public = append(public, f.Content)
+				}
+				return strings.Join(public, "") == long || strings.Join(public, "\n") == long
+			})
+			if err != nil || len(public) != 2 {
+				t.Errorf("the channel saw %d messages: %q (%v)", len(public), public, err)
+			}
+		})
+	}
+}

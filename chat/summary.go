@@ -55,9 +55,10 @@ const (
 	// summaryLineRunes is the most characters of one message the model
 	// sees: a 4,000-character message is cut, its point is at its start.
 	summaryLineRunes = 600
-	// summaryReplyRunes is the most characters of the answer: one Discord
-	// message.
-	summaryReplyRunes = 2000
+	// summaryReplyRunes is the most characters of the answer: two Discord
+	// messages, as the adapters split a long answer; a summary's links
+	// take room.
+	summaryReplyRunes = 4000
 )
 
 // Summarizer summarises a channel's talk in a period: Japanese bullet
@@ -312,7 +313,7 @@ func JumpLink(guildID, channelID, messageID string) string {
 	return "https://discord.com/channels/" + guildID + "/" + channelID + "/" + messageID
 }
 
-// fitReply cuts s at a line to fit one Discord message.
+// fitReply cuts s at a line to fit summaryReplyRunes.
 func fitReply(s string) string {
 	if utf8.RuneCountInString(s) <= summaryReplyRunes {
 		return s

@@ -93,11 +93,12 @@ func TestLinkCitations(t *testing.T) {
 	}
 }
 
-// A summary too long for one Discord message is cut at a line and says so.
-func TestSummaryFitsOneMessage(t *testing.T) {
-	long := strings.Repeat("- 項目 [↗](https://discord.com/channels/900/500/123456789012345678)\n", 60)
+// A summary too long for two Discord messages is cut at a line and says
+// so.
+func TestSummaryFitsTwoMessages(t *testing.T) {
+	long := strings.Repeat("- 項目 [↗](https://discord.com/channels/900/500/123456789012345678)\n", 120)
 	got := fitReply(long)
-	if n := len([]rune(got)); n > 2000 || !strings.HasSuffix(got, "省略しました）") || strings.Contains(got, "[↗](https://discord.com/channels/900/500/1234\n") {
+	if n := len([]rune(got)); n > 4000 || !strings.HasSuffix(got, "省略しました）") || strings.Contains(got, "[↗](https://discord.com/channels/900/500/1234\n") {
 		t.Errorf("%d characters, ends %q", n, got[len(got)-60:])
 	}
 }
