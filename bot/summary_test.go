@@ -339,7 +339,9 @@ func TestLongPublicReplySplit(t *testing.T) {
 	for _, name := range []string{"quick", "slow"} {
 		b.AddCommand(commands.Command{Name: name, Description: name, Run: func(ctx context.Context, _ commands.Request) commands.Reply {
 			if name == "slow" {
-				_ = srv.WaitFor(ctx, func() bool { return len(srv.InteractionResponses()) > 0 && srv.InteractionResponses()[len(srv.InteractionResponses())-1].Response.Type == 5 })
+				_ = srv.WaitFor(ctx, func() bool {
+					return len(srv.InteractionResponses()) > 0 && srv.InteractionResponses()[len(srv.InteractionResponses())-1].Response.Type == 5
+				})
 			}
 			return commands.Reply{Text: long, Public: true}
 		}})
