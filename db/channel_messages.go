@@ -295,7 +295,9 @@ ORDER BY 1, 2`)
 // ChannelLogQuery is what SearchChannelLog looks for. Zero fields do not
 // narrow.
 type ChannelLogQuery struct {
-	Space     string // required: only this space's logs are searched
+	Space string // only this space's logs are searched; required unless AnySpace
+	// AnySpace searches every space's logs: the admin page's search only.
+	AnySpace  bool
 	Query     string // words, each found (case-insensitive); "" matches all
 	ChannelID string // a channel (its threads included) or a thread
 	Author    string // the author's id or name (a part of the name)
@@ -310,14 +312,14 @@ type ChannelLogQuery struct {
 // terms as the admin search (see 0021_chat_app.sql) and then checked as
 // substrings.
 func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]ChannelMessage, error) {
-	if q.Space == "" {
+	if q.Space == "" && !q.AnySpace {
 		return nil, fmt.Errorf("search channel log: no space")
 	}
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
-	where := []string{"space = $1"}
-	args := []any{q.Space}
+	where := []string{"(space = $1 OR $2)"}
+	args := []any{q.Space, q.AnySpace}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
