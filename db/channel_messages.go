@@ -318,22 +318,24 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
-	where := []string{"(space = $1 OR $2)"}
-	args := []any{q.Space, q.AnySpace}
+	// $1 is the lower bound of the window (see below), $2 and $3 the space.
+	where := []string{"(space = $2 OR $3)"}
+	args := []any{int64(0), q.Space, q.AnySpace}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
+	var terms string // the condition on the terms index, when there are words
 	if words := strings.Fields(q.Query); len(words) > 0 {
-		var terms []string
-		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1)`, q.Query).Scan(&terms); err != nil {
+		var ts []string
+		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1)`, q.Query).Scan(&ts); err != nil {
 			return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 		}
-		if len(terms) == 0 {
+		if len(ts) == 0 {
 			return nil, nil
 		}
-		tsq := make([]string, len(terms))
-		for i, t := range terms {
+		tsq := make([]string, len(ts))
+		for i, t := range ts {
 			tsq[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
 			if isASCIIWord(t) {
 				tsq[i] += ":*"
@@ -343,7 +345,8 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		for i, w := range words {
 			likes[i] = "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
 		}
-		where = append(where, "terms @@ "+arg(strings.Join(tsq, " & "))+"::tsquery", "content ILIKE ALL ("+arg(likes)+")")
+		terms = "terms @@ " + arg(strings.Join(tsq, " & ")) + "::tsquery"
+		where = append(where, "content ILIKE ALL ("+arg(likes)+")")
 	}
 	if q.ChannelID != "" {
 		p := arg(q.ChannelID)
@@ -359,8 +362,38 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	if !q.Until.IsZero() {
 		where = append(where, "message_id < "+arg(SnowflakeAt(q.Until)))
 	}
-	rows, err := qr.Query(ctx, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY message_id DESC LIMIT "+arg(q.Limit)+" OFFSET "+arg(q.Offset), args...)
+	page := " ORDER BY message_id DESC LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
+	if terms == "" {
+		return searchChannelLog(ctx, qr, q, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE message_id > $1 AND "+
+			strings.Join(where, " AND ")+page, args)
+	}
+	// With words, the newest day is searched first, then eight times
+	// further back each time, until enough are found: a common word
+	// matches so many rows that sorting them all would take long. The
+	// candidates come from the terms index (MATERIALIZED), so the planner
+	// cannot choose to walk a server's whole log backwards for a rare word.
+	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE " + terms + " AND message_id > $1)\n" +
+		"SELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " + strings.Join(where, " AND ") + page
+	hi := time.Now().Add(time.Hour)
+	if !q.Until.IsZero() {
+		hi = q.Until
+	}
+	for window := 24 * time.Hour; ; window *= 8 {
+		from := hi.Add(-window)
+		last := window > 50*365*24*time.Hour || !q.Since.IsZero() && from.Before(q.Since)
+		args[0] = SnowflakeAt(from)
+		if last {
+			args[0] = int64(0)
+		}
+		ms, err := searchChannelLog(ctx, qr, q, sql, args)
+		if err != nil || last || len(ms) >= q.Limit {
+			return ms, err
+		}
+	}
+}
+
+func searchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery, sql string, args []any) ([]ChannelMessage, error) {
+	rows, err := qr.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}
