@@ -392,8 +392,12 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	}
 }
 
+// searchChannelLog runs one search statement, unprepared: a cached
+// generic plan does not know the words, and may walk the whole log
+// backwards for a rare one (seconds at a million rows) where the plan
+// made for them reads the terms index (milliseconds).
 func searchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery, sql string, args []any) ([]ChannelMessage, error) {
-	rows, err := qr.Query(ctx, sql, args...)
+	rows, err := qr.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}

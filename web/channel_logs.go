@@ -37,6 +37,10 @@ func (s *Server) handleChannelLogs(w http.ResponseWriter, r *http.Request) {
 // /api/channel-logs/{guild}/{channel} {"on": false}. What is kept stays
 // (DELETE removes it).
 func (s *Server) handlePutChannelLog(w http.ResponseWriter, r *http.Request) {
+	guild, channel, ok := s.knownLog(w, r)
+	if !ok {
+		return
+	}
 	var req struct {
 		On *bool `json:"on"`
 	}
@@ -45,10 +49,6 @@ func (s *Server) handlePutChannelLog(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.On == nil {
 		writeFieldError(w, "on", "true か false を指定してください")
-		return
-	}
-	guild, channel, ok := logPlace(w, r)
-	if !ok {
 		return
 	}
 	var err error
@@ -68,7 +68,7 @@ func (s *Server) handlePutChannelLog(w http.ResponseWriter, r *http.Request) {
 // keeps: DELETE /api/channel-logs/{guild}/{channel}. Whether it is on is
 // left as it is.
 func (s *Server) handleDeleteChannelLog(w http.ResponseWriter, r *http.Request) {
-	guild, channel, ok := logPlace(w, r)
+	guild, channel, ok := s.knownLog(w, r)
 	if !ok {
 		return
 	}
@@ -95,15 +95,25 @@ func (s *Server) writeChannelLog(w http.ResponseWriter, r *http.Request, guild, 
 	writeJSON(w, http.StatusOK, channelLogJSON{GuildID: guild, ChannelID: channel})
 }
 
-// logPlace is the server and channel of a channel log route; both are
-// Discord ids (digits), anything else is answered 404.
-func logPlace(w http.ResponseWriter, r *http.Request) (guild, channel string, ok bool) {
+// knownLog is the server and channel of a channel log route, when the
+// page lists that channel (logged, or holding logged messages); anything
+// else is answered 404.
+func (s *Server) knownLog(w http.ResponseWriter, r *http.Request) (guild, channel string, ok bool) {
 	guild, channel = r.PathValue("guild"), r.PathValue("channel")
-	if !snowflake.MatchString(guild) || !snowflake.MatchString(channel) {
-		writeError(w, http.StatusNotFound, "そのチャンネルはありません。")
-		return "", "", false
+	if snowflake.MatchString(guild) && snowflake.MatchString(channel) {
+		cs, err := db.ChannelLogCounts(r.Context(), s.opts.Pool)
+		if err != nil {
+			s.internalError(w, r, err)
+			return "", "", false
+		}
+		for _, c := range cs {
+			if c.GuildID == guild && c.ChannelID == channel {
+				return guild, channel, true
+			}
+		}
 	}
-	return guild, channel, true
+	writeError(w, http.StatusNotFound, "そのチャンネルの記録はありません。")
+	return "", "", false
 }
 
 var snowflake = regexp.MustCompile(`^[0-9]{1,20}$`)
