@@ -37,14 +37,14 @@ func (s *Server) handleChannelLogs(w http.ResponseWriter, r *http.Request) {
 // /api/channel-logs/{guild}/{channel} {"on": false}. What is kept stays
 // (DELETE removes it).
 func (s *Server) handlePutChannelLog(w http.ResponseWriter, r *http.Request) {
-	guild, channel, ok := s.knownLog(w, r)
-	if !ok {
-		return
-	}
 	var req struct {
 		On *bool `json:"on"`
 	}
 	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	guild, channel, ok := s.knownLog(w, r)
+	if !ok {
 		return
 	}
 	if req.On == nil {
