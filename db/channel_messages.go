@@ -345,6 +345,9 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		for i, w := range words {
 			likes[i] = "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
 		}
+		if !q.AnySpace { // the space's own term (0030_channel_log.sql)
+			tsq = append(tsq, "'@"+strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(q.Space)+"'")
+		}
 		terms = "terms @@ " + arg(strings.Join(tsq, " & ")) + "::tsquery"
 		where = append(where, "content ILIKE ALL ("+arg(likes)+")")
 	}
