@@ -295,7 +295,9 @@ ORDER BY 1, 2`)
 // ChannelLogQuery is what SearchChannelLog looks for. Zero fields do not
 // narrow.
 type ChannelLogQuery struct {
-	Space     string // required: only this space's logs are searched
+	Space string // only this space's logs are searched; required unless AnySpace
+	// AnySpace searches every space's logs: the admin page's search only.
+	AnySpace  bool
 	Query     string // words, each found (case-insensitive); "" matches all
 	ChannelID string // a channel (its threads included) or a thread
 	Author    string // the author's id or name (a part of the name)
@@ -310,28 +312,30 @@ type ChannelLogQuery struct {
 // terms as the admin search (see 0021_chat_app.sql) and then checked as
 // substrings.
 func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]ChannelMessage, error) {
-	if q.Space == "" {
+	if q.Space == "" && !q.AnySpace {
 		return nil, fmt.Errorf("search channel log: no space")
 	}
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
-	where := []string{"space = $1"}
-	args := []any{q.Space}
+	// $1 is the lower bound of the window (see below), $2 and $3 the space.
+	where := []string{"(space = $2 OR $3)"}
+	args := []any{int64(0), q.Space, q.AnySpace}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
+	var terms string // the condition on the terms index, when there are words
 	if words := strings.Fields(q.Query); len(words) > 0 {
-		var terms []string
-		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1)`, q.Query).Scan(&terms); err != nil {
+		var ts []string
+		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1)`, q.Query).Scan(&ts); err != nil {
 			return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 		}
-		if len(terms) == 0 {
+		if len(ts) == 0 {
 			return nil, nil
 		}
-		tsq := make([]string, len(terms))
-		for i, t := range terms {
+		tsq := make([]string, len(ts))
+		for i, t := range ts {
 			tsq[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
 			if isASCIIWord(t) {
 				tsq[i] += ":*"
@@ -341,7 +345,11 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		for i, w := range words {
 			likes[i] = "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
 		}
-		where = append(where, "terms @@ "+arg(strings.Join(tsq, " & "))+"::tsquery", "content ILIKE ALL ("+arg(likes)+")")
+		if !q.AnySpace { // the space's own term (0030_channel_log.sql)
+			tsq = append(tsq, "'@"+strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(q.Space)+"'")
+		}
+		terms = "terms @@ " + arg(strings.Join(tsq, " & ")) + "::tsquery"
+		where = append(where, "content ILIKE ALL ("+arg(likes)+")")
 	}
 	if q.ChannelID != "" {
 		p := arg(q.ChannelID)
@@ -357,8 +365,42 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	if !q.Until.IsZero() {
 		where = append(where, "message_id < "+arg(SnowflakeAt(q.Until)))
 	}
-	rows, err := qr.Query(ctx, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY message_id DESC LIMIT "+arg(q.Limit)+" OFFSET "+arg(q.Offset), args...)
+	page := " ORDER BY message_id DESC LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
+	if terms == "" {
+		return searchChannelLog(ctx, qr, q, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE message_id > $1 AND "+
+			strings.Join(where, " AND ")+page, args)
+	}
+	// With words, the newest day is searched first, then eight times
+	// further back each time, until enough are found: a common word
+	// matches so many rows that sorting them all would take long. The
+	// candidates come from the terms index (MATERIALIZED), so the planner
+	// cannot choose to walk a server's whole log backwards for a rare word.
+	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE " + terms + " AND message_id > $1)\n" +
+		"SELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " + strings.Join(where, " AND ") + page
+	hi := time.Now().Add(time.Hour)
+	if !q.Until.IsZero() {
+		hi = q.Until
+	}
+	for window := 24 * time.Hour; ; window *= 8 {
+		from := hi.Add(-window)
+		last := window > 50*365*24*time.Hour || !q.Since.IsZero() && from.Before(q.Since)
+		args[0] = SnowflakeAt(from)
+		if last {
+			args[0] = int64(0)
+		}
+		ms, err := searchChannelLog(ctx, qr, q, sql, args)
+		if err != nil || last || len(ms) >= q.Limit {
+			return ms, err
+		}
+	}
+}
+
+// searchChannelLog runs one search statement, unprepared: a cached
+// generic plan does not know the words, and may walk the whole log
+// backwards for a rare one (seconds at a million rows) where the plan
+// made for them reads the terms index (milliseconds).
+func searchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery, sql string, args []any) ([]ChannelMessage, error) {
+	rows, err := qr.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}
