@@ -108,7 +108,7 @@ func (b *Bot) runPress(s *discordgo.Session, i *discordgo.InteractionCreate, bs 
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 	defer cancel()
 	reply, deferred := awaitReply(ctx, b, s, i, discordgo.InteractionResponseDeferredMessageUpdate, deferAfter,
-		"prefix", bs.Prefix, func() (reply commands.PressReply) {
+		"prefix", bs.Prefix, nil, func() (reply commands.PressReply) {
 			defer func() {
 				if v := recover(); v != nil {
 					b.log.Error("discord button handler panic", "prefix", bs.Prefix, "custom_id", p.CustomID,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -44,8 +45,16 @@ func applicationCommand(c commands.Command) *discordgo.ApplicationCommand {
 		Description: c.Description,
 		Options:     applicationOptions(c.Options),
 	}
+	if c.NameJA != "" {
+		ac.NameLocalizations = &map[discordgo.Locale]string{discordgo.Japanese: c.NameJA}
+	}
 	if c.DescriptionJA != "" {
 		ac.DescriptionLocalizations = &map[discordgo.Locale]string{discordgo.Japanese: c.DescriptionJA}
+	}
+	if c.Message {
+		// A context-menu command has neither a description nor options.
+		ac.Type = discordgo.MessageApplicationCommand
+		ac.Description, ac.DescriptionLocalizations, ac.Options = "", nil, nil
 	}
 	if c.Visible != 0 {
 		p := discordPermissions(c.Visible)
@@ -59,6 +68,7 @@ var optionTypes = map[commands.OptionType]discordgo.ApplicationCommandOptionType
 	commands.Integer:    discordgo.ApplicationCommandOptionInteger,
 	commands.Boolean:    discordgo.ApplicationCommandOptionBoolean,
 	commands.Subcommand: discordgo.ApplicationCommandOptionSubCommand,
+	commands.Channel:    discordgo.ApplicationCommandOptionChannel,
 }
 
 func applicationOptions(opts []commands.Option) []*discordgo.ApplicationCommandOption {
@@ -149,6 +159,7 @@ func request(i *discordgo.InteractionCreate) commands.Request {
 		GuildID:   i.GuildID,
 		ChannelID: i.ChannelID,
 		Perms:     permissions(i),
+		TargetID:  data.TargetID,
 	}
 	opts := data.Options
 	if len(opts) > 0 && opts[0] != nil && opts[0].Type == discordgo.ApplicationCommandOptionSubCommand {
@@ -230,8 +241,10 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 	// An interaction token is valid for 15 minutes.
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Minute)
 	defer cancel()
+	prog := &progress{s: s, i: i, log: b.log}
+	req.Progress = prog.report
 	reply, deferred := awaitReply(ctx, b, s, i, discordgo.InteractionResponseDeferredChannelMessageWithSource,
-		b.interactionDeferAfter(), "command", c.Name, func() (reply commands.Reply) {
+		b.interactionDeferAfter(), "command", c.Name, prog.deferred, func() (reply commands.Reply) {
 			defer func() {
 				if p := recover(); p != nil {
 					b.log.Error("discord command handler panic", "command", c.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -246,6 +259,7 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 	// A command cut by Stop is still answered, within the REST deadline.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer rcancel()
+	prog.finish()
 	if err := answerCommand(rctx, s, i, reply, deferred); err != nil {
 		b.log.Error("interaction response", "command", c.Name, "interaction_id", i.ID, "deferred", deferred, "err", err)
 	}
@@ -254,9 +268,10 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 // awaitReply runs work in its own goroutine and returns its reply, and
 // whether i was acknowledged first: once after has passed without a reply,
 // i gets a deferred response of type typ (kind and name say what for, in
-// the log) and the wait goes on.
+// the log) and the wait goes on; onDeferred, when not nil, is called once
+// Discord took the deferral.
 func awaitReply[R any](ctx context.Context, b *Bot, s *discordgo.Session, i *discordgo.InteractionCreate,
-	typ discordgo.InteractionResponseType, after time.Duration, kind, name string, work func() R) (R, bool) {
+	typ discordgo.InteractionResponseType, after time.Duration, kind, name string, onDeferred func(), work func() R) (R, bool) {
 	done := make(chan R, 1)
 	go func() { done <- work() }()
 	t := time.NewTimer(after)
@@ -266,6 +281,9 @@ func awaitReply[R any](ctx context.Context, b *Bot, s *discordgo.Session, i *dis
 		return r, false
 	case <-t.C:
 		deferred := b.deferResponse(ctx, s, i, typ, kind, name)
+		if deferred && onDeferred != nil {
+			onDeferred()
+		}
 		return <-done, deferred
 	}
 }
@@ -307,9 +325,22 @@ func (b *Bot) deferResponse(ctx context.Context, s *discordgo.Session, i *discor
 // by editing that response. The deferral was ephemeral, so a public reply
 // goes to the channel as a follow-up and the deferred response says where
 // it went.
+//
+// A public reply longer than a message (a summary with its links) goes out
+// in several, cut where splitMessage cuts an answer, the rest as
+// follow-ups.
 func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, reply commands.Reply, deferred bool) error {
+	parts := []string{reply.Text}
+	if reply.Public && utf8.RuneCountInString(reply.Text) > maxMessageRunes {
+		parts = splitMessage(reply.Text, maxMessageRunes)
+	}
 	if !deferred {
-		return respond(ctx, s, i, reply)
+		first := reply
+		first.Text = parts[0]
+		if err := respond(ctx, s, i, first); err != nil {
+			return err
+		}
+		return followups(ctx, s, i, parts[1:])
 	}
 	text := reply.Text
 	if reply.Public {
@@ -326,11 +357,18 @@ func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.Inter
 	}
 	// The deferred response is edited first: a follow-up sent before
 	// would take its place, ephemeral.
-	_, err = s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
-		Content: reply.Text, AllowedMentions: noMentions(),
-	}, discordgo.WithContext(ctx))
-	if err != nil {
-		return fmt.Errorf("public follow-up of interaction %s: %w", i.ID, err)
+	return followups(ctx, s, i, parts)
+}
+
+// followups posts texts as public follow-ups of interaction i, in order.
+func followups(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, texts []string) error {
+	for _, t := range texts {
+		_, err := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+			Content: t, AllowedMentions: noMentions(),
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("public follow-up of interaction %s: %w", i.ID, err)
+		}
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func ToolPreview(args string, max int, keys ...string) string {
 
 // toolLabels name the built-in tools by what they do. The names are the
 // tools' own (tools/browse, tools/notes, tools/reminder, tools/knowledge,
-// tools/disaster, tools/forecast); cmd/yorozu's
+// tools/disaster, tools/forecast, tools/channellog); cmd/yorozu's
 // TestEveryToolHasALabel holds every tool the model is offered to a name here.
 var toolLabels = map[string]string{
 	"web_search":            "Web 検索",
@@ -77,6 +77,7 @@ var toolLabels = map[string]string{
 	"create_scheduled_post": "定期投稿を作る",
 	"disaster_info":         "防災情報を調べる",
 	"weather_forecast":      "天気予報を調べる",
+	"search_channel_log":    "チャンネルの記録を検索",
 }
 
 // ToolLabel names a tool call for a person, in Japanese: a built-in tool

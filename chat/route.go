@@ -16,6 +16,7 @@ const (
 	RouteReminder  = "reminder"
 	RouteWeather   = "weather"
 	RouteSmalltalk = "smalltalk"
+	RouteSummary   = "summary"
 )
 
 // Classify names the route for text, said at at (the time its words such
@@ -33,6 +34,8 @@ const (
 //     question needs the forecast the small-talk handler lacks.
 //  3. smalltalk: idleness said as the user's own state or wish (暇だなあ,
 //     雑談しよう, I'm bored).
+//  4. summary: a request to sum up the talk here (さっきの話まとめて), which
+//     reads the channel's history, not a text from elsewhere.
 //
 // Anything else, and anything in doubt, is chat: the chat handler can reach
 // the forecast and the reminder tools itself, so a miss costs a model call,
@@ -47,12 +50,14 @@ func Classify(text string, at time.Time) string {
 		return RouteWeather
 	case m.isSmalltalk():
 		return RouteSmalltalk
+	case m.isSummary():
+		return RouteSummary
 	}
 	return RouteChat
 }
 
 // routeNames are the routes Router.Add takes, in Classify's order.
-var routeNames = []string{RouteReminder, RouteWeather, RouteSmalltalk}
+var routeNames = []string{RouteReminder, RouteWeather, RouteSmalltalk, RouteSummary}
 
 // message is a text as the route rules read it.
 type message struct {

@@ -18,9 +18,9 @@ var modeNames = map[string]string{
 	db.ModeThread:  "thread (メンションごとにスレッドを作って答え、スレッドではメンションなしで答えます)",
 }
 
-// ChannelMode is /channel mode [value:mention|free|thread] and /channel
-// context [value:on|off]: without a value each shows what is in force.
-// Changing either needs Manage Channels.
+// ChannelMode is /channel mode [value:mention|free|thread], /channel
+// context [value:on|off] and /channel log [value:on|off]: without a value
+// each shows what is in force. Changing any needs Manage Channels.
 func (c *Channels) ChannelMode() Command {
 	return Command{
 		Name: "channel", Description: "How yorozu listens in this channel", DescriptionJA: "このチャンネルでのよろずの聞き方",
@@ -38,10 +38,15 @@ func (c *Channels) ChannelMode() Command {
 					{Name: "thread", NameJA: "thread: 質問ごとにスレッドで答える", Value: db.ModeThread},
 				},
 			}},
-		}, contextOption},
+		}, contextOption, logOption()},
 		Visible: ManageChannels,
 		Refusal: notModeManagerReply,
-		Run:     func(ctx context.Context, req Request) Reply { return Text(c.modeReply(ctx, req)) },
+		Run: func(ctx context.Context, req Request) Reply {
+			if req.Subcommand == "log" {
+				return c.logReply(ctx, req)
+			}
+			return Text(c.modeReply(ctx, req))
+		},
 	}
 }
 

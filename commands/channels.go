@@ -42,6 +42,12 @@ type Channels struct {
 	// admin page's own hook (web.Deps.ChannelSaved); optional.
 	Saved func(ctx context.Context, s db.ChannelSetting)
 	Log   *slog.Logger
+	// Logs turns channels' logs on and off (/channel log); optional
+	// (without it /channel log says it is not supported).
+	Logs ChannelLogs
+	// LogRetention is how long the channel log keeps a message
+	// (CHANNEL_LOG_RETENTION), told when it is turned on.
+	LogRetention time.Duration
 }
 
 func scopeOption(what string) Option {

@@ -34,6 +34,9 @@ const (
 	// Subcommand is an option that is a command of its own (/remind list):
 	// it has Options, not a value.
 	Subcommand
+	// Channel is a channel of the server, picked from a list; its value
+	// is the channel's id.
+	Channel
 )
 
 // Choice is one value offered for an option, by a fixed list or by
@@ -68,6 +71,7 @@ type Option struct {
 // handlers it calls.
 type Command struct {
 	Name          string
+	NameJA        string // optional Japanese name (要約)
 	Description   string
 	DescriptionJA string // optional Japanese description
 	Options       []Option
@@ -80,6 +84,10 @@ type Command struct {
 	Require Permission
 	// Refusal is the reply to someone who lacks Require.
 	Refusal string
+	// Message makes the command a message context-menu command (Apps →
+	// 「ここから要約」): it takes no options and no description, its Name
+	// may have spaces, and Request.TargetID is the message it was used on.
+	Message bool
 	// Run answers one use of the command.
 	Run func(ctx context.Context, req Request) Reply
 	// Complete offers values for the option being typed (Request.Focused);
@@ -122,6 +130,19 @@ type Request struct {
 	ChannelID string // the channel, thread or DM the command came from
 	// Perms are what the user may do in that channel.
 	Perms Permission
+	// TargetID is the message a message command was used on.
+	TargetID string
+	// Progress, when set, shows how far a slow command is (要約中… 3/8)
+	// to its user while the reply is awaited; the adapter may show only
+	// the latest.
+	Progress func(text string)
+}
+
+// Report shows text as the command's progress, when the adapter can.
+func (r Request) Report(text string) {
+	if r.Progress != nil {
+		r.Progress(text)
+	}
 }
 
 // DM reports whether the command came from a direct message.

@@ -29,10 +29,17 @@ func session(req Request) memory.SessionKey {
 	return memory.DiscordChannel(req.ChannelID)
 }
 
+// forgetRefusal refuses /forget of the channel's memory to someone without
+// Manage Messages.
+const forgetRefusal = "このチャンネルの記憶を消せるのは「メッセージの管理」権限を持つ人だけです。"
+
 // Forget is /forget: the channel forgets its recent conversation (and, with
-// summaries, its summaries); the messages stay in the history.
-func Forget(store MemoryStore, log *slog.Logger) Command {
-	return Command{
+// summaries, its summaries); the messages stay in the history. With logs
+// (the channel log), /forget me removes the member's own logged messages
+// in the server: anyone may use that, so the command is visible to all and
+// Manage Messages is checked for the rest.
+func Forget(store MemoryStore, logs ChannelLogs, log *slog.Logger) Command {
+	cmd := Command{
 		Name:        "forget",
 		Description: "このチャンネルの最近の会話 (短期記憶) を忘れさせます。履歴には残ります",
 		Options: []Option{
@@ -41,11 +48,35 @@ func Forget(store MemoryStore, log *slog.Logger) Command {
 		},
 		Visible: ManageMessages,
 		Require: ManageMessages,
-		Refusal: "このチャンネルの記憶を消せるのは「メッセージの管理」権限を持つ人だけです。",
+		Refusal: forgetRefusal,
 		Run: func(ctx context.Context, req Request) Reply {
 			return Text(forgetReply(ctx, store, req, log))
 		},
 	}
+	if logs == nil {
+		return cmd
+	}
+	cmd.Description = "このチャンネルの最近の会話を忘れさせます (me: True ならチャンネルの記録からあなたの発言を消します)"
+	cmd.Options = append(cmd.Options, Option{Type: Boolean, Name: "me",
+		Description: "True なら、このサーバーのチャンネルの記録からあなたの発言をすべて消します (誰でも使えます)"})
+	cmd.Visible, cmd.Require = 0, 0
+	cmd.Run = func(ctx context.Context, req Request) Reply {
+		switch {
+		case !req.Bool("me"):
+			if !req.Can(ManageMessages) {
+				return Text(forgetRefusal)
+			}
+			return Text(forgetReply(ctx, store, req, log))
+		case !req.Bool("confirm"):
+			return Text("取り消しました。あなたの発言を記録から消すときは `/forget confirm: True me: True` を送ってください。")
+		}
+		text, err := forgetMeReply(ctx, logs, req)
+		if err != nil {
+			log.Error("/forget me", "guild_id", req.GuildID, "user_id", req.UserID, "err", err)
+		}
+		return Text(text)
+	}
+	return cmd
 }
 
 func forgetReply(ctx context.Context, store MemoryStore, req Request, log *slog.Logger) string {

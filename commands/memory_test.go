@@ -58,7 +58,7 @@ func TestForget(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store := &fakeMemory{summaries: []db.Memory{{Content: "x"}}, err: tc.err}
-			got := Forget(store, quiet).Run(t.Context(), tc.req)
+			got := Forget(store, nil, quiet).Run(t.Context(), tc.req)
 			if !strings.Contains(got.Text, tc.want) || got.Public {
 				t.Errorf("reply = %+v, want a private one containing %q", got, tc.want)
 			}
@@ -67,7 +67,7 @@ func TestForget(t *testing.T) {
 			}
 		})
 	}
-	if c := Forget(nil, nil); c.Required("") != ManageMessages || c.Visible != ManageMessages || c.Refusal == "" {
+	if c := Forget(nil, nil, nil); c.Required("") != ManageMessages || c.Visible != ManageMessages || c.Refusal == "" {
 		t.Errorf("/forget declares %+v: it must need Manage Messages and say so", c)
 	}
 }

@@ -145,6 +145,9 @@ type Config struct {
 	// MessageRetention is how long archived messages are kept
 	// (MESSAGE_RETENTION, default off: 0, for ever).
 	MessageRetention time.Duration
+	// ChannelLogRetention is how long the channel log (/channel log on)
+	// keeps a message (CHANNEL_LOG_RETENTION, default 90d, at least 1d).
+	ChannelLogRetention time.Duration
 	// LogFormat is how log lines are written (LOG_FORMAT): "text" (the
 	// default, logfmt-like) or "json" (one JSON object a line).
 	LogFormat string
@@ -204,7 +207,8 @@ func Parse(getenv func(string) string) (*Config, error) {
 		TurnTimeout:     p.duration("TURN_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
 		APILogRetention: p.duration("API_LOG_RETENTION", 30*24*time.Hour, time.Hour, 100*365*24*time.Hour),
 
-		MessageRetention: p.retention("MESSAGE_RETENTION"),
+		MessageRetention:    p.retention("MESSAGE_RETENTION"),
+		ChannelLogRetention: p.duration("CHANNEL_LOG_RETENTION", 90*24*time.Hour, 24*time.Hour, 100*365*24*time.Hour),
 
 		LogFormat: p.oneOf("LOG_FORMAT", "text", "text", "json"),
 	}
@@ -291,6 +295,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("turn_timeout", c.TurnTimeout),
 		slog.Duration("api_log_retention", c.APILogRetention),
 		slog.Duration("message_retention", c.MessageRetention),
+		slog.Duration("channel_log_retention", c.ChannelLogRetention),
 		slog.Any("disaster", c.Disaster),
 		slog.String("log_format", c.LogFormat),
 	)

@@ -49,6 +49,7 @@ func TestParseDefaults(t *testing.T) {
 		{"TOOL_TIMEOUT", c.ToolTimeout, 60 * time.Second},
 		{"TURN_TIMEOUT", c.TurnTimeout, 5 * time.Minute},
 		{"API_LOG_RETENTION", c.APILogRetention, 30 * 24 * time.Hour},
+		{"CHANNEL_LOG_RETENTION", c.ChannelLogRetention, 90 * 24 * time.Hour},
 		{"LOG_FORMAT", c.LogFormat, "text"},
 	}
 	for _, tc := range checks {
@@ -65,29 +66,33 @@ func TestParseValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := Parse(env(map[string]string{
-		"DISCORD_API_BASE":     "http://127.0.0.1:9999",
-		"OLLAMA_HOST":          "gpu-box",
-		"DEFAULT_MODEL":        "gemma3:12b",
-		"WEATHER_NOTIFY_MODEL": "llama3.2",
-		"USER_RATE_LIMIT":      "3/30s",
-		"TIMEZONE":             "Asia/Tokyo",
-		"FETCH_ALLOWLIST":      "wiki.internal, 10.0.0.0/8 ,Intranet:8443",
-		"SEARCH_BACKEND":       "searxng",
-		"SEARXNG_URL":          "http://searx.local",
-		"MCP_SERVERS":          mcpFile,
-		"TIPS_CHANNEL_ID":      "123456789012345678",
-		"DISCORD_TOKEN":        "token",
-		"TOOL_TIMEOUT":         "90s",
-		"TURN_TIMEOUT":         "10m",
-		"API_LOG_RETENTION":    "7d",
-		"METRICS_PUBLIC":       "true",
-		"LOG_FORMAT":           "json",
+		"DISCORD_API_BASE":      "http://127.0.0.1:9999",
+		"OLLAMA_HOST":           "gpu-box",
+		"DEFAULT_MODEL":         "gemma3:12b",
+		"WEATHER_NOTIFY_MODEL":  "llama3.2",
+		"USER_RATE_LIMIT":       "3/30s",
+		"TIMEZONE":              "Asia/Tokyo",
+		"FETCH_ALLOWLIST":       "wiki.internal, 10.0.0.0/8 ,Intranet:8443",
+		"SEARCH_BACKEND":        "searxng",
+		"SEARXNG_URL":           "http://searx.local",
+		"MCP_SERVERS":           mcpFile,
+		"TIPS_CHANNEL_ID":       "123456789012345678",
+		"DISCORD_TOKEN":         "token",
+		"TOOL_TIMEOUT":          "90s",
+		"TURN_TIMEOUT":          "10m",
+		"API_LOG_RETENTION":     "7d",
+		"CHANNEL_LOG_RETENTION": "30d",
+		"METRICS_PUBLIC":        "true",
+		"LOG_FORMAT":            "json",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.ToolTimeout != 90*time.Second || c.TurnTimeout != 10*time.Minute || c.APILogRetention != 7*24*time.Hour {
 		t.Errorf("TOOL_TIMEOUT %s TURN_TIMEOUT %s API_LOG_RETENTION %s", c.ToolTimeout, c.TurnTimeout, c.APILogRetention)
+	}
+	if c.ChannelLogRetention != 30*24*time.Hour {
+		t.Errorf("CHANNEL_LOG_RETENTION %s, want 30 days", c.ChannelLogRetention)
 	}
 	if c.DiscordAPIBase != "http://127.0.0.1:9999/" {
 		t.Errorf("DISCORD_API_BASE = %q, want a trailing slash", c.DiscordAPIBase)
@@ -173,6 +178,8 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"TURN_TIMEOUT", "500ms"},
 		{"API_LOG_RETENTION", "30 days"},
 		{"API_LOG_RETENTION", "10m"},
+		{"CHANNEL_LOG_RETENTION", "90 days"},
+		{"CHANNEL_LOG_RETENTION", "12h"},
 		{"LOG_FORMAT", "xml"},
 		{"TRUSTED_PROXIES", "10.0.0.0/33"},
 		{"TRUSTED_PROXIES", "127.0.0.1,proxy.local"},

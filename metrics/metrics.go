@@ -18,6 +18,9 @@ type Options struct {
 	QueueLength func() int
 	// Gateway says whether this process holds the Discord gateway.
 	Gateway func() bool
+	// ChannelLogDropped is how many channel log entries were dropped
+	// because its queue was full (memory/chanlog); default none.
+	ChannelLogDropped func() uint64
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -76,6 +79,9 @@ func New(opts Options) *Metrics {
 	if opts.Gateway == nil {
 		opts.Gateway = func() bool { return false }
 	}
+	if opts.ChannelLogDropped == nil {
+		opts.ChannelLogDropped = func() uint64 { return 0 }
+	}
 	m := &Metrics{
 		opts:      opts,
 		reg:       prometheus.NewRegistry(),
@@ -112,6 +118,9 @@ func New(opts Options) *Metrics {
 				}
 				return 0
 			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "yorozu_channel_log_dropped_total",
+			Help: "Channel log messages, edits and deletions dropped because the write queue was full."},
+			func() float64 { return float64(opts.ChannelLogDropped()) }),
 	)
 	info := f.gauge("yorozu_build_info", "Always 1; the labels name the build.", "version", "go_version")
 	info.WithLabelValues(opts.Version, runtime.Version()).Set(1)

@@ -30,6 +30,9 @@ type HousekeepingOptions struct {
 	// MessageRetention is how long archived messages are kept
 	// (MESSAGE_RETENTION); 0, the default, keeps them for ever.
 	MessageRetention time.Duration
+	// ChannelLogRetention is how long the channel log keeps a message
+	// (CHANNEL_LOG_RETENTION); 0 registers no ChannelLogRetentionJob.
+	ChannelLogRetention time.Duration
 }
 
 // AddHousekeeping registers the housekeeping jobs (KnowledgeBaseSyncJob,
@@ -37,6 +40,9 @@ type HousekeepingOptions struct {
 // one at once.
 func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
 	if err := s.addMessageRetention(o.MessageRetention); err != nil {
+		return err
+	}
+	if err := s.addChannelLogRetention(o.ChannelLogRetention); err != nil {
 		return err
 	}
 	if err := s.addPurge(); err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,11 @@ type searchHitJSON struct {
 	Snippet      string    `json:"snippet"` // the line that matches, cut around the match
 	SessionTitle string    `json:"session_title"`
 	CreatedAt    time.Time `json:"created_at"`
+	// A channel log's message (role "channel_log", session_id 0): where
+	// it was said and who said it, with the link that opens it in Discord.
+	ChannelID string `json:"channel_id,omitempty"`
+	Author    string `json:"author,omitempty"`
+	Link      string `json:"link,omitempty"`
 }
 
 // handleSearch finds messages across every conversation, web and Discord,
@@ -52,6 +58,21 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, searchHitJSON{SessionID: h.SessionID, MessageID: h.MessageID, Role: h.Role,
 			Snippet: snippet(h.Content, strings.Fields(q)[0], 120), SessionTitle: title, CreatedAt: h.CreatedAt})
+	}
+	// The channel logs are searched too, through the same terms; the
+	// newest hits of both are kept.
+	logged, err := db.SearchChannelLog(r.Context(), s.opts.Pool, db.ChannelLogQuery{AnySpace: true, Query: q, Limit: maxSearchHits})
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	for _, m := range logged {
+		out = append(out, searchHitJSON{MessageID: m.MessageID, Role: "channel_log", Snippet: snippet(m.Content, strings.Fields(q)[0], 120),
+			SessionTitle: "チャンネル " + m.ChannelID + " の記録", CreatedAt: m.CreatedAt, ChannelID: m.ChannelID, Author: m.AuthorName, Link: m.JumpLink()})
+	}
+	if len(logged) > 0 {
+		slices.SortStableFunc(out, func(a, b searchHitJSON) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		out = out[:min(len(out), maxSearchHits)]
 	}
 	writeJSON(w, http.StatusOK, out)
 }

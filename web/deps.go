@@ -79,6 +79,11 @@ type Deps struct {
 	// in force at once (the turns' persona and model, the bot's mode);
 	// optional: without it they apply once read again.
 	ChannelSaved func(ctx context.Context, s db.ChannelSetting)
+
+	// ChannelLogSet turns a channel's log on or off and applies it at once
+	// (*chanlog.Log's Set); optional: without it the setting is stored and
+	// applies once read again.
+	ChannelLogSet func(ctx context.Context, guildID, channelID, parentID string, on bool, by string) error
 }
 
 // NoteRevisions is what the note revision routes need.

@@ -98,6 +98,9 @@ func (s *Server) routes() []Route {
 		{"GET /api/channels", Login, http.HandlerFunc(s.handleChannels)},
 		{"PUT /api/channels/{id}", Login, http.HandlerFunc(s.handlePutChannel)},
 		{"DELETE /api/channels/{id}", Login, http.HandlerFunc(s.handleDeleteChannel)},
+		{"GET /api/channel-logs", Login, http.HandlerFunc(s.handleChannelLogs)},
+		{"PUT /api/channel-logs/{guild}/{channel}", Login, http.HandlerFunc(s.handlePutChannelLog)},
+		{"DELETE /api/channel-logs/{guild}/{channel}", Login, http.HandlerFunc(s.handleDeleteChannelLog)},
 		{"PUT /api/servers/{id}", Login, http.HandlerFunc(s.handlePutServer)},
 		{"DELETE /api/servers/{id}", Login, http.HandlerFunc(s.handleDeleteServer)},
 

@@ -56,6 +56,16 @@ func (s *Server) DenyBot(channelID string, perms int64) {
 	})
 }
 
+// DenyMember adds a permission overwrite to channelID that denies userID
+// perms there.
+func (s *Server) DenyMember(channelID, userID string, perms int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.overwrites[channelID] = append(s.overwrites[channelID], &discordgo.PermissionOverwrite{
+		ID: userID, Type: discordgo.PermissionOverwriteTypeMember, Deny: perms,
+	})
+}
+
 // AddMember makes userID a member of guildID, as GET
 // /guilds/{guild}/members/{user} reports it (others are Unknown Member).
 func (s *Server) AddMember(guildID, userID string) {

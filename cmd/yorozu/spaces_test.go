@@ -172,8 +172,8 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 		t.Fatalf("search in A: %q", got)
 	}
 	h.waitCount(t, "SELECT count(*) FROM knowledge_entries WHERE space = 'guild:"+guildA+"'", 1)
-	h.say(t, guildA, chanA, alice, "今の話をまとめて")
-	inA := h.prompt(t, "今の話をまとめて")
+	h.say(t, guildA, chanA, alice, "今の話どう思う？")
+	inA := h.prompt(t, "今の話どう思う？")
 	for _, want := range []string{"A の合言葉", "調べたこと"} {
 		if !strings.Contains(inA, want) {
 			t.Errorf("A's prompt lacks %q:\n%s", want, inA)
@@ -280,14 +280,14 @@ func TestSpacesKeepEachCommunitysMemory(t *testing.T) {
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		var n int
 		if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FROM message_tags t JOIN messages m ON m.id = t.message_id
-WHERE m.content = '今の話をまとめて' AND t.tag = '話'`).Scan(&n); err != nil {
+WHERE m.content = '今の話どう思う？' AND t.tag = '話'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("A's message 今の話をまとめて was never tagged 話")
+			t.Fatal("A's message 今の話どう思う？ was never tagged 話")
 		}
 	}
 	wordsOf := func(space string) []string {
@@ -297,7 +297,7 @@ WHERE m.content = '今の話をまとめて' AND t.tag = '話'`).Scan(&n); err !
 	}
 	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(wordsOf("guild:"+guildA), "話"); {
 		if time.Now().After(deadline) {
-			t.Fatalf("A's word pool %q lacks 話 (今の話をまとめて)", wordsOf("guild:"+guildA))
+			t.Fatalf("A's word pool %q lacks 話 (今の話どう思う？)", wordsOf("guild:"+guildA))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

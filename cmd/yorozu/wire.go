@@ -20,11 +20,13 @@ import (
 	"github.com/yorozu-bot/yorozu/health"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/memory/chanlog"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 	"github.com/yorozu-bot/yorozu/metrics"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools"
 	"github.com/yorozu-bot/yorozu/tools/browse"
+	"github.com/yorozu-bot/yorozu/tools/channellog"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/tools/forecast"
 	"github.com/yorozu-bot/yorozu/tools/knowledge"
@@ -69,6 +71,7 @@ type app struct {
 	limiter   *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
 	health    *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
 	dbWatch   *db.Watch         // whether the database answers, said once per outage
+	chanlog   *chanlog.Log      // the channel log's ingester (/channel log on)
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -96,6 +99,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		limiter: chat.NewRateLimiter(cfg.UserRateLimit, cfg.UserRateWindow),
 		dbWatch: db.NewWatch(d.pool, logger)}
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
+	a.chanlog = chanlog.New(d.pool, chanlog.Options{Logger: logger})
 	a.metrics = a.newMetrics()
 	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
 	a.llm = llm.New(llm.Options{
@@ -167,6 +171,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			return nil, err
 		}
 		a.bot, discord = b, b
+		b.FollowChannelLog(a.chanlog)
 		a.handover = bot.NewHandover(b, d.pool, a.fail)
 		a.instrumentDiscord(b)
 	}
@@ -225,8 +230,9 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	signer := page.NewSigner(secret, time.Now)
 	if err := browse.Register(a.tools, browse.Deps{
-		Fetcher: fetcher, Searcher: a.search, Signer: page.NewSigner(secret, time.Now),
+		Fetcher: fetcher, Searcher: a.search, Signer: signer,
 		MaxResultChars: llm.MaxResultChars,
 		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
 		Location:       cfg.Location,
@@ -236,6 +242,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
+	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
 	for _, t := range builtin {
 		if err := a.tools.Register(t); err != nil {
 			return err
@@ -314,28 +321,38 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 			return err
 		}
 	}
+	// Summaries read the channel log, or else Discord's history: without
+	// the bot there is no route.
+	var summarizer *chat.Summarizer
+	if a.bot != nil {
+		summarizer = &chat.Summarizer{Source: &chat.LogSource{DB: a.db.pool, History: a.bot}, Pipeline: a.llm, Model: cfg.DefaultModel,
+			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: a.logger}
+		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv}); err != nil {
+			return err
+		}
+	}
 	if err := a.sched.AddHousekeeping(scheduler.HousekeepingOptions{
 		SyncKnowledgeBase: a.memory.SyncKnowledgeBase, APILogRetention: cfg.APILogRetention,
-		MessageRetention: cfg.MessageRetention,
+		MessageRetention: cfg.MessageRetention, ChannelLogRetention: cfg.ChannelLogRetention,
 	}); err != nil {
 		return err
 	}
 	if a.bot != nil {
-		a.addCommands()
+		a.addCommands(summarizer)
 	}
 	return nil
 }
 
 // addCommands gives the bot its slash commands.
-func (a *app) addCommands() {
+func (a *app) addCommands(summarizer *chat.Summarizer) {
 	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel,
-		Saved: a.channelSaved, Log: a.logger}
+		Saved: a.channelSaved, Log: a.logger, Logs: a.chanlog, LogRetention: a.cfg.ChannelLogRetention}
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
 		commands.Schedule(reminders, a.logger),
 		commands.Timezone(reminders, a.logger),
-		commands.Forget(a.memory, a.logger),
+		commands.Forget(a.memory, a.chanlog, a.logger),
 		commands.Memory(a.memory, a.cfg.Location, a.logger),
 		commands.Stats(commands.StatsOptions{
 			Live: func() commands.LiveStats { return commands.LiveStats(a.metrics.Stats()) },
@@ -344,6 +361,8 @@ func (a *app) addCommands() {
 		channels.Persona(),
 		channels.Model(),
 		channels.ChannelMode(),
+		commands.Summary(commands.SummaryOptions{Summarizer: summarizer, Readers: a.bot, Location: a.cfg.Location, Log: a.logger}),
+		commands.SummaryFromHere(commands.SummaryOptions{Summarizer: summarizer, Location: a.cfg.Location, Log: a.logger}),
 	} {
 		a.bot.AddCommand(c)
 	}
@@ -401,6 +420,9 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	onHangup(ctx, a.health.Recheck)
+	if err := a.chanlog.Start(ctx); err != nil {
+		a.logger.Warn("channel log settings not read: read again in the background", "err", err)
+	}
 	if err := a.startWeb(ctx); err != nil {
 		return err
 	}
@@ -469,6 +491,7 @@ func (a *app) stop() {
 	if a.bot != nil {
 		a.bot.Stop()
 	}
+	a.chanlog.Stop()
 	if a.bot != nil {
 		if err := a.handover.Release(ctx); err != nil {
 			a.logger.Warn("release the Discord gateway lock", "err", err)

@@ -56,6 +56,12 @@ func (a *app) newMetrics() *metrics.Metrics {
 			return a.llm.QueueLen()
 		},
 		Gateway: a.holdsGateway,
+		ChannelLogDropped: func() uint64 {
+			if a.chanlog == nil {
+				return 0
+			}
+			return a.chanlog.Dropped()
+		},
 	})
 }
 

@@ -27,7 +27,8 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		Models:    a.ollama,
 		Revisions: a.memory,
 
-		ChannelSaved: a.channelSaved,
+		ChannelSaved:  a.channelSaved,
+		ChannelLogSet: a.chanlog.Set,
 	}
 	a.jobsUI = a.newJobsUI()
 	deps.Jobs = a.jobsUI

@@ -142,6 +142,51 @@ async function load() {
 	box.replaceChildren(...items.map(entry));
 }
 
+// logEntry is a logged channel: its count, and buttons to stop its log
+// and to delete what it keeps.
+function logEntry(l) {
+	const path = `/api/channel-logs/${encodeURIComponent(l.guild_id)}/${encodeURIComponent(l.channel_id)}`;
+	const status = el('span', { class: 'muted small' });
+	const stop = el('button', { type: 'button' }, '記録を止める');
+	const show = (next) => {
+		status.textContent = `${next.on ? '記録中' : '停止中'}・${next.messages.toLocaleString('ja-JP')} 件` +
+			(next.newest ? `・最新 ${when(next.newest)}` : '');
+		stop.hidden = !next.on;
+	};
+	stop.addEventListener('click', async () => {
+		try {
+			show(await request('PUT', path, { on: false }));
+			toast('記録を止めました。', 'info');
+		} catch (err) {
+			fail(err);
+		}
+	});
+	show(l);
+	return el('li', { class: 'entry' }, el('div', { class: 'row' },
+		el('strong', {}, 'チャンネル ' + l.channel_id),
+		el('span', { class: 'muted small' }, 'サーバー ' + l.guild_id),
+		status, el('span', { class: 'grow' }), stop,
+		armed(el('button', { type: 'button', class: 'link danger' }, '記録を消す'), '本当に消す', async () => {
+			try {
+				show(await request('DELETE', path));
+				toast('記録を消しました。', 'info');
+			} catch (err) {
+				fail(err);
+			}
+		})));
+}
+
+async function loadLogs() {
+	const items = await optional('/api/channel-logs');
+	const box = $('channel-logs');
+	if (!items || !items.length) {
+		empty(box, '記録しているチャンネルはありません。');
+		return;
+	}
+	box.replaceChildren(...items.map(logEntry));
+}
+
 start();
 loadModels();
 load().catch(fail);
+loadLogs().catch(fail);

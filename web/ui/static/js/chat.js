@@ -966,11 +966,17 @@ function wireSearch() {
 					empty(box, `「${q}」を含むメッセージはありません。`);
 					return;
 				}
-				box.replaceChildren(...hits.map((h) => el('li', {}, el('button', {
-					type: 'button', onclick: () => select(h.session_id, h.message_id),
-				}, el('span', { class: 'hit-title' }, h.session_title || '（無題）'),
-				el('span', { class: 'snippet' }, h.snippet),
-				el('span', { class: 'meta' }, (h.role === 'assistant' ? 'よろず' : '発言') + ' ・ ' + when(h.created_at))))));
+				box.replaceChildren(...hits.map((h) => el('li', {}, h.role === 'channel_log'
+					// A channel log's message opens in Discord.
+					? el('a', { href: h.link, target: '_blank', rel: 'noopener' },
+						el('span', { class: 'hit-title' }, h.session_title),
+						el('span', { class: 'snippet' }, h.snippet),
+						el('span', { class: 'meta' }, (h.author || '発言') + ' ・ ' + when(h.created_at)))
+					: el('button', {
+						type: 'button', onclick: () => select(h.session_id, h.message_id),
+					}, el('span', { class: 'hit-title' }, h.session_title || '（無題）'),
+					el('span', { class: 'snippet' }, h.snippet),
+					el('span', { class: 'meta' }, (h.role === 'assistant' ? 'よろず' : '発言') + ' ・ ' + when(h.created_at))))));
 			} catch (err) {
 				fail(err);
 			}

@@ -1,0 +1,54 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// LogSource reads a channel's talk from the channel log (/channel log)
+// where it is on, and from History elsewhere: the log keeps what Discord's
+// history may no longer show in order (edits and deletions followed, no
+// 500-message page walk), and reading it costs no Discord call.
+type LogSource struct {
+	DB      db.Querier    // required
+	History MessageSource // required: channels without a log, and DMs
+}
+
+var _ MessageSource = (*LogSource)(nil)
+
+// ChannelMessages reads the log when channelID of guildID is logged, else
+// the history.
+func (l *LogSource) ChannelMessages(ctx context.Context, guildID, channelID string, since, until time.Time, limit int) ([]ChannelMessage, bool, error) {
+	if guildID == "" {
+		return l.History.ChannelMessages(ctx, guildID, channelID, since, until, limit)
+	}
+	settings, err := db.ChannelLogSettings(ctx, l.DB)
+	if err != nil {
+		return nil, false, fmt.Errorf("read channel log settings for %s: %w", channelID, err)
+	}
+	if !db.ChannelLogOn(settings, guildID, channelID, "") {
+		return l.History.ChannelMessages(ctx, guildID, channelID, since, until, limit)
+	}
+	rows, err := db.SearchChannelLog(ctx, l.DB, db.ChannelLogQuery{
+		Space: string(memory.SpaceOf("discord", guildID, "")), ChannelID: channelID, Since: since, Until: until, Limit: limit + 1,
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("read channel log of %s: %w", channelID, err)
+	}
+	truncated := len(rows) > limit
+	if truncated {
+		rows = rows[:limit]
+	}
+	out := make([]ChannelMessage, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, ChannelMessage{ID: r.ID(), Author: r.AuthorName, Bot: r.AuthorKind != db.AuthorMember,
+			At: r.CreatedAt, Text: r.Content, Attachments: r.Attachments})
+	}
+	slices.Reverse(out) // newest first from the log
+	return out, truncated, nil
+}

@@ -1,0 +1,157 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/db/dbtest"
+)
+
+// logged is a logged message of guild 1 at minute min after base.
+func logged(id int64, channel, author, content string, at time.Time) db.ChannelMessage {
+	return db.ChannelMessage{
+		MessageID: id, Space: "guild:1", GuildID: "1", ChannelID: channel, AuthorID: author,
+		AuthorName: "name" + author, CreatedAt: at, Content: content,
+	}
+}
+
+// TestChannelLog: stored, edited, deleted, forgotten per member, searched
+// by a two-character Japanese word within its space only, and pruned by age.
+func TestChannelLog(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	base := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	id := func(min int) int64 { return db.SnowflakeAt(base.Add(time.Duration(min)*time.Minute)) + 1 }
+	long := strings.Repeat("長文", 2000) // 4,000 characters
+	ms := []db.ChannelMessage{
+		logged(id(0), "10", "u1", "土曜のBBQは駅前に集合でお願いします", base),
+		logged(id(1), "10", "u2", "了解、集合は10時ね", base.Add(time.Minute)),
+		logged(id(2), "10", "u2", "", base.Add(2*time.Minute)),
+		logged(id(3), "11", "u1", long, base.Add(3*time.Minute)),
+	}
+	ms[2].Attachments = []string{"map.png", "plan.pdf"}
+	other := logged(id(4), "20", "u1", "別のサーバーでも集合", base.Add(4*time.Minute))
+	other.Space, other.GuildID = "guild:2", "2"
+	ms = append(ms, other)
+	if n, err := db.InsertChannelMessages(ctx, pool, ms); err != nil || n != 5 {
+		t.Fatalf("insert: %d, %v", n, err)
+	}
+	if n, err := db.InsertChannelMessages(ctx, pool, ms[:1]); err != nil || n != 0 {
+		t.Fatalf("insert again: %d, %v; want 0 new", n, err)
+	}
+
+	search := func(q db.ChannelLogQuery) []int64 {
+		t.Helper()
+		hits, err := db.SearchChannelLog(ctx, pool, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, h := range hits {
+			ids = append(ids, h.MessageID)
+		}
+		return ids
+	}
+	if got, want := search(db.ChannelLogQuery{Space: "guild:1", Query: "集合"}), []int64{id(1), id(0)}; !slices.Equal(got, want) {
+		t.Errorf("集合 found %v, want %v (newest first, guild 1 only)", got, want)
+	}
+	if got, want := search(db.ChannelLogQuery{Space: "guild:1", Query: "集合", Author: "u1"}), []int64{id(0)}; !slices.Equal(got, want) {
+		t.Errorf("集合 by u1 found %v, want %v", got, want)
+	}
+	if got, want := search(db.ChannelLogQuery{Space: "guild:1", Query: "bbq", Until: base.Add(30 * time.Second)}), []int64{id(0)}; !slices.Equal(got, want) {
+		t.Errorf("bbq found %v, want %v", got, want)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:1", Query: "集合", Since: base.Add(2 * time.Minute)}); len(got) != 0 {
+		t.Errorf("集合 since minute 2 found %v, want none", got)
+	}
+	if got, want := search(db.ChannelLogQuery{Space: "guild:1", ChannelID: "11"}), []int64{id(3)}; !slices.Equal(got, want) {
+		t.Errorf("channel 11 found %v, want %v", got, want)
+	}
+	hits, err := db.SearchChannelLog(ctx, pool, db.ChannelLogQuery{Space: "guild:1", ChannelID: "10", Limit: 1, Offset: 0, Author: "nameu2"})
+	if err != nil || len(hits) != 1 || !slices.Equal(hits[0].Attachments, []string{"map.png", "plan.pdf"}) {
+		t.Fatalf("attachments-only message: %+v, %v", hits, err)
+	}
+	if got, want := hits[0].JumpLink(), "https://discord.com/channels/1/10/"+itoa(id(2)); got != want {
+		t.Errorf("jump link %s, want %s", got, want)
+	}
+
+	if err := db.EditChannelMessages(ctx, pool, []db.ChannelMessageEdit{{MessageID: id(1), Content: "了解、集合は11時に変更", EditedAt: base.Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:1", Query: "変更"}); !slices.Equal(got, []int64{id(1)}) {
+		t.Errorf("edited text found %v", got)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:1", Query: "10"}); len(got) != 0 {
+		t.Errorf("text before the edit still found: %v", got)
+	}
+
+	if n, err := db.ForgetChannelMessagesOf(ctx, pool, "guild:1", "u2"); err != nil || n != 2 {
+		t.Fatalf("forget u2: %d, %v; want 2", n, err)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:1"}); !slices.Equal(got, []int64{id(3), id(0)}) {
+		t.Errorf("after forgetting u2: %v", got)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:2"}); !slices.Equal(got, []int64{id(4)}) {
+		t.Errorf("u1's message in another server: %v", got)
+	}
+
+	if n, err := db.DeleteChannelMessages(ctx, pool, []int64{id(3), 42}); err != nil || n != 1 {
+		t.Fatalf("delete: %d, %v", n, err)
+	}
+	if n, err := db.DeleteChannelMessagesBefore(ctx, pool, base.Add(time.Minute), 100); err != nil || n != 1 {
+		t.Fatalf("retention: %d, %v; want the first message deleted", n, err)
+	}
+	if got := search(db.ChannelLogQuery{Space: "guild:1"}); len(got) != 0 {
+		t.Errorf("left in guild 1: %v", got)
+	}
+	if n, err := db.DeleteChannelLog(ctx, pool, "2", "20"); err != nil || n != 1 {
+		t.Fatalf("delete channel 20's log: %d, %v", n, err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestChannelLogOn: the thread's own setting wins, then its parent's,
+// then the server's; off when nothing sets it.
+func TestChannelLogOn(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	on, off := true, false
+	for _, s := range []struct {
+		ch, parent string
+		v          *bool
+	}{{"", "", &on}, {"10", "", &off}, {"11", "", &on}, {"t1", "10", &on}} {
+		if err := db.SetChannelLog(ctx, pool, "1", s.ch, s.parent, s.v, "u1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss, err := db.ChannelLogSettings(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, guild, ch, parent string
+		want                    bool
+	}{
+		{"server default", "1", "12", "", true},
+		{"channel off", "1", "10", "", false},
+		{"thread of a channel off, itself on", "1", "t1", "10", true},
+		{"thread inherits its channel", "1", "t2", "10", false},
+		{"other server", "2", "10", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := db.ChannelLogOn(ss, tc.guild, tc.ch, tc.parent); got != tc.want {
+				t.Errorf("on = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	counts, err := db.ChannelLogCounts(ctx, pool)
+	if err != nil || len(counts) != 1 || counts[0].ChannelID != "11" || !counts[0].On {
+		t.Errorf("counts %+v, %v; want channel 11 on", counts, err)
+	}
+}
