@@ -17,8 +17,9 @@ const (
 
 // chanlogBatch is how many logged messages one DELETE removes: the oldest,
 // found through the primary key (a snowflake carries its time), so a batch
-// locks only its own rows and takes milliseconds however big the table is;
-// between batches the job pauses as long as the batch took (inBatches).
+// locks only its own rows: 52 ms at a million logged messages (176 ms on a
+// busy machine; db's BenchmarkChannelLogAtMillion/retention). Between
+// batches the job pauses as long as the batch took (inBatches).
 const chanlogBatch = 5000
 
 // addChannelLogRetention registers ChannelLogRetentionJob; retention ≤ 0
