@@ -73,7 +73,7 @@ func TestChannelTalkInContext(t *testing.T) {
 	for _, l := range lines {
 		said = append(said, h.discord.SendMessage(talkMsg(l.user, l.text)))
 	}
-	q := h.mention(aliceID, "今の話まとめて")
+	q := h.mention(aliceID, "今の話どう思う？")
 	h.waitReply(t, 1, equals("はい。"))
 	got := talkOfTurn(t, h, 1)
 	for i, l := range lines {
@@ -83,10 +83,10 @@ func TestChannelTalkInContext(t *testing.T) {
 			t.Errorf("the talk lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "今の話まとめて") {
+	if strings.Contains(got, "今の話どう思う？") {
 		t.Errorf("the mention being answered is repeated in the talk:\n%s", got)
 	}
-	if last := h.turns()[0].Messages; last[len(last)-1].Content != "今の話まとめて" || last[len(last)-2].Content != got {
+	if last := h.turns()[0].Messages; last[len(last)-1].Content != "今の話どう思う？" || last[len(last)-2].Content != got {
 		t.Error("the talk does not come just before the question")
 	}
 	_ = q
@@ -114,7 +114,7 @@ func TestChannelTalkInContext(t *testing.T) {
 			t.Errorf("the second talk lacks %q:\n%s", want, got)
 		}
 	}
-	for _, not := range []string{"これは消す話", "集合は10時", "週末のバーベキュー", "今の話まとめて"} {
+	for _, not := range []string{"これは消す話", "集合は10時", "週末のバーベキュー", "今の話どう思う？"} {
 		if strings.Contains(got, not) {
 			t.Errorf("the second talk holds %q:\n%s", not, got)
 		}
