@@ -15,13 +15,7 @@ import (
 func TestChannelModeAPI(t *testing.T) {
 	a := newAPI(t)
 	c := a.c
-	ctx := context.Background()
-	if _, err := db.UpsertSession(ctx, a.pool, db.SessionParams{Key: "discord:channel:10", Source: "discord", GuildID: "9", ChannelID: "10", Space: "guild:9"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.UpdateChannelSetting(ctx, a.pool, db.ChannelSettingUpdate{GuildID: "9", ChannelID: "12", ParentID: "10", Persona: ptr("忍者")}); err != nil {
-		t.Fatal(err)
-	}
+	seedChannelAndThread(t, a)
 	var got channelJSON
 	if code := c.call("PUT", "/api/channels/10", map[string]string{"mode": "thread"}, &got); code != http.StatusOK ||
 		got.Mode == nil || *got.Mode != db.ModeThread || got.ModeInForce != db.ModeThread || got.ModeFrom != db.FromChannel {
@@ -47,5 +41,18 @@ func TestChannelModeAPI(t *testing.T) {
 	}
 	if code := c.call("DELETE", "/api/channels/10", nil, &got); code != http.StatusOK || got.Mode != nil || got.ModeInForce != db.ModeMention {
 		t.Errorf("DELETE = %d %+v", code, got)
+	}
+}
+
+// seedChannelAndThread makes channel 10 of server 9 known (a conversation
+// there) and its thread 12 (a persona of its own).
+func seedChannelAndThread(t *testing.T, a *apiServer) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.UpsertSession(ctx, a.pool, db.SessionParams{Key: "discord:channel:10", Source: "discord", GuildID: "9", ChannelID: "10", Space: "guild:9"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateChannelSetting(ctx, a.pool, db.ChannelSettingUpdate{GuildID: "9", ChannelID: "12", ParentID: "10", Persona: ptr("忍者")}); err != nil {
+		t.Fatal(err)
 	}
 }

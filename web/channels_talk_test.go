@@ -15,13 +15,8 @@ import (
 func TestChannelTalkAPI(t *testing.T) {
 	a := newAPI(t)
 	c := a.c
+	seedChannelAndThread(t, a)
 	ctx := context.Background()
-	if _, err := db.UpsertSession(ctx, a.pool, db.SessionParams{Key: "discord:channel:10", Source: "discord", GuildID: "9", ChannelID: "10", Space: "guild:9"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.UpdateChannelSetting(ctx, a.pool, db.ChannelSettingUpdate{GuildID: "9", ChannelID: "12", ParentID: "10", Persona: ptr("忍者")}); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := db.UpdateChannelSetting(ctx, a.pool, db.ChannelSettingUpdate{ChannelID: "dm1", Persona: ptr("DM")}); err != nil {
 		t.Fatal(err)
 	}
