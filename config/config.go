@@ -158,6 +158,25 @@ type Config struct {
 	Discord DiscordConfig
 }
 
+// Variables lists, sorted, every environment variable Parse reads. The list
+// is taken from the parser itself, so it cannot drift from what yorozu reads;
+// for that Parse reads every variable on every call, whatever the others say
+// (a condition applies to a value, never to whether it is read). The
+// settings table (docs/ja/settings.md) is held to it by a test.
+func Variables() []string {
+	read := map[string]bool{}
+	_, _ = Parse(func(name string) string {
+		read[name] = true
+		return ""
+	})
+	names := make([]string, 0, len(read))
+	for name := range read {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Parse reads the configuration from getenv (os.Getenv in production, a map
 // in tests) and validates it. Every problem is reported, each naming its
 // variable.
