@@ -15,11 +15,11 @@ import (
 
 const modulePath = "github.com/yorozu-bot/yorozu"
 
-// readmeLayers reads the layers of the README's layout block: one line a
-// layer, highest first, "pkg, pkg — what they are".
+// readmeLayers reads the layers of the layout block in docs/development.md:
+// one line a layer, highest first, "pkg, pkg — what they are".
 func readmeLayers(t *testing.T) map[string]int {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../../docs/development.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func readmeLayers(t *testing.T) map[string]int {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "## "):
-			inSection = line == "## Development"
+			inSection = line == "## Layout"
 		case inSection && line == "```" && !inBlock && len(layers) == 0:
 			inBlock = true
 		case inBlock && line == "```":
@@ -39,7 +39,7 @@ func readmeLayers(t *testing.T) map[string]int {
 		case inBlock:
 			pkgs, _, ok := strings.Cut(line, " — ")
 			if !ok {
-				t.Fatalf("README layout line %q has no \" — \"", line)
+				t.Fatalf("docs/development.md layout line %q has no \" — \"", line)
 			}
 			for p := range strings.SplitSeq(pkgs, ", ") {
 				layers[p] = n
@@ -48,7 +48,7 @@ func readmeLayers(t *testing.T) map[string]int {
 		}
 	}
 	if len(layers) == 0 {
-		t.Fatal("README's Development section has no layout block")
+		t.Fatal("docs/development.md's Layout section has no layout block")
 	}
 	return layers
 }
@@ -56,7 +56,7 @@ func readmeLayers(t *testing.T) map[string]int {
 // testHelper matches the packages only tests may import.
 var testHelper = regexp.MustCompile(`(^|/)[a-z]+test$`)
 
-// TestLayout: every package is in the README's layout and imports only
+// TestLayout: every package is in the layout of docs/development.md and imports only
 // packages of the layers below its own; no package imports a test helper
 // outside its tests.
 func TestLayout(t *testing.T) {
@@ -105,7 +105,7 @@ func TestLayout(t *testing.T) {
 		}
 		layer, ok := layers[pkg]
 		if !ok {
-			t.Errorf("package %s is not in the README's layout", pkg)
+			t.Errorf("package %s is not in the layout of docs/development.md", pkg)
 			continue
 		}
 		for dep := range deps {
@@ -114,7 +114,7 @@ func TestLayout(t *testing.T) {
 			case testHelper.MatchString(dep):
 				t.Errorf("%s imports the test helper %s outside its tests", pkg, dep)
 			case !known:
-				t.Errorf("%s imports %s, which is not in the README's layout", pkg, dep)
+				t.Errorf("%s imports %s, which is not in the layout of docs/development.md", pkg, dep)
 			case depLayer <= layer:
 				t.Errorf("%s imports %s: a package of its own layer or one above it", pkg, dep)
 			}
@@ -122,7 +122,7 @@ func TestLayout(t *testing.T) {
 	}
 	for pkg := range layers {
 		if imports[pkg] == nil {
-			t.Errorf("the README's layout names %s, which has no Go files", pkg)
+			t.Errorf("the layout of docs/development.md names %s, which has no Go files", pkg)
 		}
 	}
 }
