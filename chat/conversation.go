@@ -138,8 +138,8 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a},
 	}
 	if runErr != nil && Stopped(ctx) {
-		// Kept with its mark, so the next turn's model knows it was cut.
-		turn.Reply.Content = MarkStopped(res.Content)
+		// Kept as written; the adapters show StoppedMark beside it.
+		turn.Reply.Content = strings.TrimRight(res.Content, " \n")
 		turn.Reply.Activity.Stopped = true
 	}
 	turn.User.ReplyTo = req.ReplyTo

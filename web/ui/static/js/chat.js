@@ -193,6 +193,15 @@ function bubble(role, extra = {}) {
 	return { node, body, tools, sources, actions };
 }
 
+// stoppedMark is shown under an answer a person stopped (chat.StoppedMark);
+// it is not part of the answer's text, so コピー and exports leave it out.
+const stoppedMark = '（停止しました）';
+
+function showStopped(b, mark = stoppedMark) {
+	b.node.classList.add('stopped');
+	if (!b.node.querySelector('.stopped-mark')) b.body.after(el('p', { class: 'stopped-mark muted small' }, mark));
+}
+
 function showSources(b, list) {
 	b.sources.replaceChildren('出典: ', ...(list || []).map((s) => el('a', {
 		href: /^https?:/i.test(s.url) ? s.url : '#', target: '_blank', rel: 'noopener noreferrer',
@@ -291,7 +300,7 @@ function showMessage(m, set) {
 		codeCopy(b.body);
 		if (m.tools && m.tools.length) showTools(b, m.tools);
 		if (m.sources && m.sources.length) showSources(b, m.sources);
-		if (m.stopped) b.node.classList.add('stopped');
+		if (m.stopped) showStopped(b);
 	} else b.body.textContent = m.content || '';
 	if (m.images && m.images.length) b.body.append(imageList(m.images));
 	b.node.msg = m;
@@ -397,8 +406,7 @@ function answerView(a) {
 			break;
 		case 'stopped':
 			v.end = 'stopped';
-			v.answer = (v.answer.trimEnd() + '\n\n' + ev.value).trim();
-			a.node.classList.add('stopped');
+			showStopped(a, ev.value || stoppedMark);
 			break;
 		case 'error':
 			v.end = 'error';
