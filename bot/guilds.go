@@ -178,7 +178,7 @@ func (b *Bot) sharesAllowedGuild(ctx context.Context, userID string) (bool, erro
 }
 
 // notServedReply answers a command used in a server not in DISCORD_GUILDS.
-const notServedReply = "このサーバーではよろずを使えません (管理者の設定によるものです)。"
+const notServedReply = "このサーバーではよろずを使えません（管理者の設定によるものです）。"
 
 // goRespond answers an interaction with an ephemeral text off the gateway
 // loop.

@@ -15,13 +15,13 @@ const (
 	emptyMentionReply = "はい、何でしょう？"
 	emptyAnswerReply  = "うまく答えが出せませんでした。言い方を変えてもう一度お試しください。"
 	rateLimitedReply  = "ちょっと話しかけるペースが速いようです。少し時間をおいてからもう一度お試しください。"
-	busyReply         = "ただいま混み合っていて、このチャンネルではこれ以上お待ちいただけません。少し時間をおいてからもう一度話しかけてください。"
-	unavailableReply  = "LLMサーバー（Ollama）に接続できません。しばらくしてからもう一度お試しください。"
+	busyReply         = "ただいま混み合っていて、このチャンネルではこれ以上お受けできません。少し時間をおいてからもう一度話しかけてください。"
+	unavailableReply  = "モデルサーバー（Ollama）に接続できません。しばらくしてからもう一度お試しください。"
 	genericErrorReply = "ごめんなさい、エラーで答えられませんでした。しばらくしてからもう一度お試しください。"
-	stoppedReply      = "（ボットの停止のため、回答を中断しました）"
+	stoppedReply      = "（ボットが止まるため、回答を中断しました）"
 	turnTimeoutReply  = "（時間がかかりすぎたため、回答をここで打ち切りました。質問を短くするか、もう一度お試しください）"
 	// stoppedQueuedReply replaces a waiting notice when the bot stops first.
-	stoppedQueuedReply = "（ボットの停止のため、回答できませんでした。もう一度話しかけてください）"
+	stoppedQueuedReply = "（ボットが止まるため、回答できませんでした。もう一度話しかけてください）"
 )
 
 // errStopped cuts a turn that was still running when the bot stopped.
@@ -127,7 +127,7 @@ var failureTexts = chat.FailureTexts{
 // stop is told before anything but a timeout.
 func failureNotice(err error) string {
 	if errors.Is(err, chat.ErrStopped) {
-		return chat.StoppedMark // as the conversation keeps it
+		return chat.StoppedMark // shown in the message; the conversation keeps the answer without it
 	}
 	stopped := errors.Is(err, errStopped) || errors.Is(err, context.Canceled)
 	if stopped && !errors.Is(err, chat.ErrTurnTimeout) {

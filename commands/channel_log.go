@@ -27,7 +27,7 @@ func logOption() Option {
 	return Option{
 		Type: Subcommand, Name: "log", Require: ManageChannels,
 		Description:   "Keep every message of this channel (and its threads) to summarise and search",
-		DescriptionJA: "このチャンネル (とスレッド) の発言をすべて記録し、要約や検索に使うか",
+		DescriptionJA: "このチャンネル（とスレッド）の発言をすべて記録し、要約や検索に使うか",
 		Options: []Option{{
 			Type: String, Name: "value",
 			Description:   "on or off; leave out to see whether it is on",
@@ -53,7 +53,7 @@ func (c *Channels) logReply(ctx context.Context, req Request) Reply {
 	switch req.String("value") {
 	case "":
 		if c.Logs.Logged(p.guildID, p.channelID, p.parentID) {
-			return Text(fmt.Sprintf("%sの発言は記録されています (保存期間 %s)。止めるには `/channel log value: off` を送ってください。", p.name(), days(c.LogRetention)))
+			return Text(fmt.Sprintf("%sの発言は記録されています（保存期間 %s）。止めるには `/channel log value: off` を送ってください。", p.name(), days(c.LogRetention)))
 		}
 		return Text(fmt.Sprintf("%sの発言は記録されていません。", p.name()))
 	case "on":
@@ -67,18 +67,18 @@ func (c *Channels) logReply(ctx context.Context, req Request) Reply {
 			c.Log.Error("/channel log off", "guild_id", p.guildID, "channel_id", p.channelID, "err", err)
 			return Text(settingsFailedReply)
 		}
-		return Text(fmt.Sprintf("%sの記録を止めました。記録済みの発言は保存期間 (%s) が過ぎると消えます。すぐに消すには管理ページを使ってください。", p.name(), days(c.LogRetention)))
+		return Text(fmt.Sprintf("%sの記録を止めました。記録済みの発言は保存期間（%s）が過ぎると消えます。すぐに消すには管理ページを使ってください。", p.name(), days(c.LogRetention)))
 	}
-	return Text(fmt.Sprintf("value は on か off です (送られたのは %q)。", req.String("value")))
+	return Text(fmt.Sprintf("value は on か off です（送られたのは %q）。", req.String("value")))
 }
 
 // logNotice tells the channel what turning its log on means: what is kept,
 // for how long, how to opt out and who can turn it off.
 func logNotice(where string, retention time.Duration) string {
 	return fmt.Sprintf("📝 %sの発言の記録を始めました。\n"+
-		"・記録するもの: このチャンネルとスレッドでの発言 (書いた人の名前、時刻、本文、返信先、添付ファイルの名前)。要約や「先週の集合場所どこだっけ？」のような検索に使います。\n"+
+		"・記録するもの: このチャンネルとスレッドでの発言（書いた人の名前、時刻、本文、返信先、添付ファイルの名前）。要約や「先週の集合場所どこだっけ？」のような検索に使います。\n"+
 		"・保存期間: %s。過ぎた発言は自動で消えます。編集・削除した発言は記録でも書き換わり、消えます。\n"+
-		"・自分の発言を記録から消すには `/forget confirm: True me: True` を送ってください (このサーバーで記録されたあなたの発言がすべて消えます)。\n"+
+		"・自分の発言を記録から消すには `/forget confirm: True me: True` を送ってください（このサーバーで記録されたあなたの発言がすべて消えます）。\n"+
 		"・記録を止められるのは「チャンネルの管理」権限を持つ人で、`/channel log value: off` で止まります。",
 		where, days(retention))
 }

@@ -13,9 +13,9 @@ const notModeManagerReply = "チャンネルのモードや会話の設定を変
 
 // modeNames say what each mode does.
 var modeNames = map[string]string{
-	db.ModeMention: "mention (メンションと、よろずへの返信にだけ答えます)",
-	db.ModeFree:    "free (すべての発言に答えます。ほかの人だけへのメンションと // で始まる発言は除きます)",
-	db.ModeThread:  "thread (メンションごとにスレッドを作って答え、スレッドではメンションなしで答えます)",
+	db.ModeMention: "mention（メンションと、よろずへの返信にだけ答えます）",
+	db.ModeFree:    "free（すべての発言に答えます。ほかの人だけへのメンションと // で始まる発言は除きます）",
+	db.ModeThread:  "thread（メンションごとにスレッドを作って答え、スレッドではメンションなしで答えます）",
 }
 
 // ChannelMode is /channel mode [value:mention|free|thread], /channel
@@ -31,7 +31,7 @@ func (c *Channels) ChannelMode() Command {
 			Options: []Option{{
 				Type: String, Name: "value",
 				Description:   "mention (default), free or thread; leave out to see the mode in force",
-				DescriptionJA: "mention (既定)・free・thread。省くといまのモードを表示",
+				DescriptionJA: "mention（既定）・free・thread。省くといまのモードを表示",
 				Choices: []Choice{
 					{Name: "mention", NameJA: "mention: メンションにだけ答える", Value: db.ModeMention},
 					{Name: "free", NameJA: "free: すべての発言に答える", Value: db.ModeFree},
@@ -70,7 +70,7 @@ func (c *Channels) modeReply(ctx context.Context, req Request) string {
 		return fmt.Sprintf("いまのモード: %s\n設定元: %s", modeNames[e.Mode], sourceName(e.ModeFrom, p))
 	}
 	if !db.ValidMode(mode) {
-		return fmt.Sprintf("モードは mention・free・thread のどれかです (送られたのは %q)。", mode)
+		return fmt.Sprintf("モードは mention・free・thread のどれかです（送られたのは %q）。", mode)
 	}
 	u := p.update(req.UserID)
 	u.Mode = &mode

@@ -16,7 +16,7 @@ import (
 
 // notManagerReply refuses /persona and /model set or reset to someone
 // without Manage Channels.
-const notManagerReply = "人格やモデルを変えられるのは「チャンネルの管理」権限を持つ人だけです。"
+const notManagerReply = "ペルソナやモデルを変えられるのは「チャンネルの管理」権限を持つ人だけです。"
 
 const settingsFailedReply = "ごめんなさい、設定を読み書きできませんでした。しばらくしてからもう一度お試しください。"
 
@@ -54,7 +54,7 @@ func scopeOption(what string) Option {
 	return Option{
 		Type: String, Name: "scope",
 		Description:   "Where: this channel or thread (default), or the whole server's default",
-		DescriptionJA: what + "の範囲: このチャンネル・スレッド (既定) か、サーバー全体の既定",
+		DescriptionJA: what + "の範囲：このチャンネル・スレッド（既定）か、サーバー全体の既定",
 		Choices: []Choice{
 			{Name: "channel", NameJA: "このチャンネル・スレッド", Value: "channel"},
 			{Name: "server", NameJA: "サーバーの既定", Value: "server"},
@@ -81,20 +81,20 @@ func settingCommand(name, desc, descJA, showJA string, set, reset Option) Comman
 
 // Persona is /persona set|show|reset.
 func (c *Channels) Persona() Command {
-	cmd := settingCommand("persona", "This channel's persona (character and tone)", "このチャンネルでのよろずの人格 (キャラクターや口調)", "いまの人格とその設定元を表示",
+	cmd := settingCommand("persona", "This channel's persona (character and tone)", "このチャンネルでのよろずのペルソナ（口調や役柄）", "いまのペルソナとその設定元を表示",
 		Option{
 			Description:   "Set the persona (up to 2,000 characters)",
-			DescriptionJA: "人格を設定 (2,000 文字まで)",
+			DescriptionJA: "ペルソナを設定（2,000 文字まで）",
 			Options: []Option{{
 				Type: String, Name: "text", Required: true, MaxLength: db.MaxPersonaChars,
 				Description:   "The persona, e.g. You are a cheerful pirate; end sentences with \"arr\"",
-				DescriptionJA: "人格の説明 (例: あなたは陽気な海賊です。語尾は「だぜ」)",
-			}, scopeOption("人格")},
+				DescriptionJA: "ペルソナの説明（例：あなたは陽気な海賊です。語尾は「だぜ」）",
+			}, scopeOption("ペルソナ")},
 		},
 		Option{
 			Description:   "Remove the persona set here (the parent's, the server's or yorozu's own applies)",
-			DescriptionJA: "ここで設定した人格を解除 (親チャンネル・サーバー・よろずの既定に戻る)",
-			Options:       []Option{scopeOption("人格")},
+			DescriptionJA: "ここで設定したペルソナを解除（親チャンネル・サーバー・よろずの既定に戻る）",
+			Options:       []Option{scopeOption("ペルソナ")},
 		})
 	cmd.Run = func(ctx context.Context, req Request) Reply { return Text(c.personaReply(ctx, req)) }
 	return cmd
@@ -106,11 +106,11 @@ func (c *Channels) Model() Command {
 	cmd := settingCommand("model", "The model that answers in this channel", "このチャンネルで答えるモデル", "いまのモデルとその設定元を表示",
 		Option{
 			Description:   "Set the model (one Ollama has installed)",
-			DescriptionJA: "モデルを設定 (Ollama にインストール済みのもの)",
+			DescriptionJA: "モデルを設定（Ollama にインストール済みのもの）",
 			Options: []Option{{
 				Type: String, Name: "name", Required: true, Autocomplete: true, MaxLength: 200,
 				Description:   "Model name, e.g. qwen3:8b",
-				DescriptionJA: "モデル名 (例: qwen3:8b)",
+				DescriptionJA: "モデル名（例：qwen3:8b）",
 			}, scopeOption("モデル")},
 		},
 		Option{
@@ -228,19 +228,19 @@ func (c *Channels) settingsOf(ctx context.Context, op string, p place) (db.Effec
 func sourceName(from string, p place) string {
 	switch from {
 	case db.FromThread:
-		return "このスレッドの設定 (thread)"
+		return "このスレッドの設定（thread）"
 	case db.FromChannel:
 		if p.parentID != "" {
-			return "親チャンネルの設定 (channel)"
+			return "親チャンネルの設定（channel）"
 		}
 		if p.guildID == "" {
-			return "この DM の設定 (channel)"
+			return "この DM の設定（channel）"
 		}
-		return "このチャンネルの設定 (channel)"
+		return "このチャンネルの設定（channel）"
 	case db.FromServer:
-		return "サーバーの既定 (server)"
+		return "サーバーの既定（server）"
 	}
-	return "よろずの既定 (default)"
+	return "よろずの既定（default）"
 }
 
 // request is the place a /persona or /model use is about, or a reply
@@ -262,32 +262,32 @@ func (c *Channels) personaReply(ctx context.Context, req Request) string {
 	case "set":
 		text := req.String("text")
 		if text == "" {
-			return "人格の文章を `text` に入れてください。"
+			return "ペルソナの文章を `text` に入れてください。"
 		}
 		if n := utf8.RuneCountInString(text); n > db.MaxPersonaChars {
-			return fmt.Sprintf("人格は %d 文字までです (送られたのは %d 文字)。短くしてもう一度お試しください。", db.MaxPersonaChars, n)
+			return fmt.Sprintf("ペルソナは %d 文字までです（送られたのは %d 文字）。短くしてもう一度お試しください。", db.MaxPersonaChars, n)
 		}
 		u := p.update(req.UserID)
 		u.Persona = &text
 		if !c.save(ctx, "/persona set", p, u) {
 			return settingsFailedReply
 		}
-		return fmt.Sprintf("%sの人格を設定しました (%d 文字)。次の返事から使います。", p.name(), utf8.RuneCountInString(text)) + p.overridden("人格")
+		return fmt.Sprintf("%sのペルソナを設定しました（%d 文字）。次の返事から使います。", p.name(), utf8.RuneCountInString(text)) + p.overridden("ペルソナ")
 	case "reset":
 		e, ok := c.reset(ctx, "/persona reset", p, req.UserID, func(u *db.ChannelSettingUpdate) { u.Persona = new(string) })
 		if !ok {
 			return settingsFailedReply
 		}
-		return fmt.Sprintf("%sの人格を解除しました。いまは%sが使われます。", p.name(), sourceName(e.PersonaFrom, p))
+		return fmt.Sprintf("%sのペルソナを解除しました。いまは%sが使われます。", p.name(), sourceName(e.PersonaFrom, p))
 	}
 	e, ok := c.settingsOf(ctx, "/persona show", p)
 	if !ok {
 		return settingsFailedReply
 	}
 	if e.PersonaFrom == db.FromDefault {
-		return "いまの人格: " + sourceName(e.PersonaFrom, p) + "。このチャンネル用の人格は設定されていません。"
+		return "いまのペルソナ：" + sourceName(e.PersonaFrom, p) + "。このチャンネル用のペルソナは設定されていません。"
 	}
-	head := fmt.Sprintf("いまの人格 (%s):\n", sourceName(e.PersonaFrom, p))
+	head := fmt.Sprintf("いまのペルソナ：%s\n", sourceName(e.PersonaFrom, p))
 	body := e.Persona
 	if room := maxReplyRunes - utf8.RuneCountInString(head) - 1; utf8.RuneCountInString(body) > room {
 		body = string([]rune(body)[:room-1]) + "…"
@@ -314,19 +314,19 @@ func (c *Channels) modelReply(ctx context.Context, req Request) string {
 		if !c.save(ctx, "/model set", p, u) {
 			return settingsFailedReply
 		}
-		return fmt.Sprintf("%sのモデルを %s にしました。次の返事から使います (リマインダーは REMINDER_MODEL のままです)。", p.name(), name) + p.overridden("モデル")
+		return fmt.Sprintf("%sのモデルを %s にしました。次の返事から使います（リマインダーは REMINDER_MODEL のままです）。", p.name(), name) + p.overridden("モデル")
 	case "reset":
 		e, ok := c.reset(ctx, "/model reset", p, req.UserID, func(u *db.ChannelSettingUpdate) { u.Model = new(string) })
 		if !ok {
 			return settingsFailedReply
 		}
-		return fmt.Sprintf("%sのモデルを解除しました。いまは%s の %s が使われます。", p.name(), sourceName(e.ModelFrom, p), c.modelOr(e.Model))
+		return fmt.Sprintf("%sのモデルを解除しました。いまは%sの %s が使われます。", p.name(), sourceName(e.ModelFrom, p), c.modelOr(e.Model))
 	}
 	e, ok := c.settingsOf(ctx, "/model show", p)
 	if !ok {
 		return settingsFailedReply
 	}
-	return fmt.Sprintf("いまのモデル: %s (%s)", c.modelOr(e.Model), sourceName(e.ModelFrom, p))
+	return fmt.Sprintf("いまのモデル：%s、%s", c.modelOr(e.Model), sourceName(e.ModelFrom, p))
 }
 
 func (c *Channels) modelOr(model string) string {

@@ -39,22 +39,22 @@ func TestChannelSettings(t *testing.T) {
 		got  func() string
 		want string
 	}{
-		{"nothing set", func() string { return use(persona, "c1", "show", nil) }, "よろずの既定 (default)"},
-		{"set in a channel", func() string { return use(persona, "c1", "set", map[string]any{"text": "あなたは海賊です。"}) }, "このチャンネルの人格を設定しました (9 文字)"},
-		{"a thread inherits it", func() string { return use(persona, "th1", "show", nil) }, "いまの人格 (親チャンネルの設定 (channel)):\nあなたは海賊です。"},
+		{"nothing set", func() string { return use(persona, "c1", "show", nil) }, "よろずの既定（default）"},
+		{"set in a channel", func() string { return use(persona, "c1", "set", map[string]any{"text": "あなたは海賊です。"}) }, "このチャンネルのペルソナを設定しました（9 文字）"},
+		{"a thread inherits it", func() string { return use(persona, "th1", "show", nil) }, "いまのペルソナ：親チャンネルの設定（channel）\nあなたは海賊です。"},
 		{"too long", func() string {
 			return use(persona, "c1", "set", map[string]any{"text": strings.Repeat("長", db.MaxPersonaChars+1)})
-		}, "2000 文字までです (送られたのは 2001 文字)"},
+		}, "2000 文字までです（送られたのは 2001 文字）"},
 		{"empty", func() string { return use(persona, "c1", "set", map[string]any{"text": "  "}) }, "`text` に入れてください"},
 		{"server default", func() string {
 			return use(persona, "c2", "set", map[string]any{"text": "丁寧に", "scope": "server"})
-		}, "このサーバーの既定の人格を設定しました"},
-		{"reset falls back to the server", func() string { return use(persona, "c1", "reset", nil) }, "いまはサーバーの既定 (server)が使われます"},
-		{"model nothing set", func() string { return use(model, "c1", "show", nil) }, "いまのモデル: qwen3:4b (よろずの既定 (default))"},
+		}, "このサーバーの既定のペルソナを設定しました"},
+		{"reset falls back to the server", func() string { return use(persona, "c1", "reset", nil) }, "いまはサーバーの既定（server）が使われます"},
+		{"model nothing set", func() string { return use(model, "c1", "show", nil) }, "いまのモデル：qwen3:4b、よろずの既定（default）"},
 		{"model set", func() string { return use(model, "c1", "set", map[string]any{"name": "qwen3:8b"}) }, "このチャンネルのモデルを qwen3:8b にしました"},
 		{"model Ollama lacks", func() string { return use(model, "c1", "set", map[string]any{"name": "llama9"}) }, "`ollama pull llama9`"},
-		{"model in a thread", func() string { return use(model, "th1", "show", nil) }, "いまのモデル: qwen3:8b (親チャンネルの設定 (channel))"},
-		{"model reset", func() string { return use(model, "c1", "reset", nil) }, "いまはよろずの既定 (default) の qwen3:4b が使われます"},
+		{"model in a thread", func() string { return use(model, "th1", "show", nil) }, "いまのモデル：qwen3:8b、親チャンネルの設定（channel）"},
+		{"model reset", func() string { return use(model, "c1", "reset", nil) }, "いまはよろずの既定（default）の qwen3:4b が使われます"},
 		{"unknown subcommand", func() string { return use(model, "c1", "other", nil) }, unsupportedReply},
 	}
 	for _, s := range steps {
@@ -67,11 +67,11 @@ func TestChannelSettings(t *testing.T) {
 	if len(choices) != 1 || choices[0].Value != "qwen3:8b" {
 		t.Errorf("autocomplete of \"QW\" = %+v, want qwen3:8b alone", choices)
 	}
-	if got := use(persona, "c9", "show", nil); !strings.Contains(got, "いまの人格 (サーバーの既定 (server)):\n丁寧に") {
+	if got := use(persona, "c9", "show", nil); !strings.Contains(got, "いまのペルソナ：サーバーの既定（server）\n丁寧に") {
 		t.Errorf("a channel with nothing of its own = %q", got)
 	}
 	req := Request{Command: "persona", Subcommand: "set", UserID: "u1", ChannelID: "dm1", Perms: All, Options: map[string]any{"text": "x"}}
-	if got := persona.Run(t.Context(), req).Text; !strings.Contains(got, "この DMの人格を設定しました") {
+	if got := persona.Run(t.Context(), req).Text; !strings.Contains(got, "この DMのペルソナを設定しました") {
 		t.Errorf("set in a DM = %q", got)
 	}
 	req = Request{Command: "persona", Subcommand: "set", ChannelID: "dm1", Perms: All, Options: map[string]any{"text": "x", "scope": "server"}}

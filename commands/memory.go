@@ -41,10 +41,10 @@ const forgetRefusal = "このチャンネルの記憶を消せるのは「メッ
 func Forget(store MemoryStore, logs ChannelLogs, log *slog.Logger) Command {
 	cmd := Command{
 		Name:        "forget",
-		Description: "このチャンネルの最近の会話 (短期記憶) を忘れさせます。履歴には残ります",
+		Description: "このチャンネルの最近の会話（短期記憶）を忘れさせます。履歴には残ります",
 		Options: []Option{
 			{Type: Boolean, Name: "confirm", Description: "本当に忘れさせるなら True", Required: true},
-			{Type: Boolean, Name: "summaries", Description: "長期記憶 (要約) も消すなら True"},
+			{Type: Boolean, Name: "summaries", Description: "長期記憶（要約）も消すなら True"},
 		},
 		Visible: ManageMessages,
 		Require: ManageMessages,
@@ -56,9 +56,9 @@ func Forget(store MemoryStore, logs ChannelLogs, log *slog.Logger) Command {
 	if logs == nil {
 		return cmd
 	}
-	cmd.Description = "このチャンネルの最近の会話を忘れさせます (me: True ならチャンネルの記録からあなたの発言を消します)"
+	cmd.Description = "このチャンネルの最近の会話を忘れさせます（me: True ならチャンネルの記録からあなたの発言を消します）"
 	cmd.Options = append(cmd.Options, Option{Type: Boolean, Name: "me",
-		Description: "True なら、このサーバーのチャンネルの記録からあなたの発言をすべて消します (誰でも使えます)"})
+		Description: "True なら、このサーバーのチャンネルの記録からあなたの発言をすべて消します（誰でも使えます）"})
 	cmd.Visible, cmd.Require = 0, 0
 	cmd.Run = func(ctx context.Context, req Request) Reply {
 		switch {
@@ -95,12 +95,12 @@ func forgetReply(ctx context.Context, store MemoryStore, req Request, log *slog.
 			log.Error("forget command: summaries", "session", string(key), "err", err)
 			return "ごめんなさい、長期記憶を消せませんでした。しばらくしてからもう一度お試しください。"
 		}
-		return fmt.Sprintf("このチャンネルの最近の会話 %d 件と長期記憶 (要約) %d 件を忘れました (会話の履歴には残っています)。", n, m)
+		return fmt.Sprintf("このチャンネルの最近の会話 %d 件と長期記憶（要約）%d 件を忘れました（会話の履歴には残っています）。", n, m)
 	}
 	if n == 0 {
 		return "このチャンネルの短期記憶はもう空です。"
 	}
-	return fmt.Sprintf("このチャンネルの最近の会話 %d 件を忘れました (履歴には残っています)。要約された長期記憶はそのままです。", n)
+	return fmt.Sprintf("このチャンネルの最近の会話 %d 件を忘れました（履歴には残っています）。要約された長期記憶はそのままです。", n)
 }
 
 // Memory is /memory: the channel's summaries, newest that fit, shown oldest
@@ -108,7 +108,7 @@ func forgetReply(ctx context.Context, store MemoryStore, req Request, log *slog.
 func Memory(store MemoryStore, loc *time.Location, log *slog.Logger) Command {
 	return Command{
 		Name:        "memory",
-		Description: "このチャンネルの長期記憶 (会話の要約) を表示します (あなたにだけ見えます)",
+		Description: "このチャンネルの長期記憶（会話の要約）を表示します（あなたにだけ見えます）",
 		Run: func(ctx context.Context, req Request) Reply {
 			return Text(memoryReply(ctx, store, req, loc, log))
 		},
@@ -123,15 +123,15 @@ func memoryReply(ctx context.Context, store MemoryStore, req Request, loc *time.
 		return "ごめんなさい、記憶を読み出せませんでした。しばらくしてからもう一度お試しください。"
 	}
 	if len(ms) == 0 {
-		return "このチャンネルの長期記憶 (要約) はまだありません。"
+		return "このチャンネルの長期記憶（要約）はまだありません。"
 	}
-	const head = "**このチャンネルの長期記憶** (古い順)\n"
+	const head = "**このチャンネルの長期記憶**（古い順）\n"
 	// Newest first while there is room, shown oldest first.
 	var parts []string
 	size := utf8.RuneCountInString(head)
 	for j := len(ms) - 1; j >= 0; j-- {
 		s := ms[j]
-		line := fmt.Sprintf("- %s〜%s (%d 件): %s", s.PeriodStart.In(loc).Format("2006-01-02 15:04"),
+		line := fmt.Sprintf("- %s〜%s（%d 件）: %s", s.PeriodStart.In(loc).Format("2006-01-02 15:04"),
 			s.PeriodEnd.In(loc).Format("01-02 15:04"), s.MessageCount, strings.Join(strings.Fields(s.Content), " "))
 		if r := []rune(line); len(r) > 600 {
 			line = string(r[:600]) + "…"

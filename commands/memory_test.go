@@ -51,7 +51,7 @@ func TestForget(t *testing.T) {
 	}{
 		{"not confirmed", in("g1", map[string]any{"confirm": false}), nil, "取り消しました", ""},
 		{"recent turns", in("g1", map[string]any{"confirm": true}), nil, "最近の会話 3 件を忘れました", memory.DiscordChannel("c1")},
-		{"with summaries", in("g1", map[string]any{"confirm": true, "summaries": true}), nil, "3 件と長期記憶 (要約) 1 件", memory.DiscordChannel("c1")},
+		{"with summaries", in("g1", map[string]any{"confirm": true, "summaries": true}), nil, "3 件と長期記憶（要約）1 件", memory.DiscordChannel("c1")},
 		{"in a DM", in("", map[string]any{"confirm": true}), nil, "3 件を忘れました", memory.DiscordDM("c1")},
 		{"store fails", in("g1", map[string]any{"confirm": true}), errors.New("down"), "失敗しました", memory.DiscordChannel("c1")},
 	}
@@ -85,7 +85,7 @@ func TestMemoryCommand(t *testing.T) {
 	run := func(store *fakeMemory) string {
 		return Memory(store, loc, quiet).Run(t.Context(), Request{Command: "memory", GuildID: "g1", ChannelID: "c1"}).Text
 	}
-	if got := run(&fakeMemory{summaries: many[:1]}); !strings.Contains(got, "2026-11-30 15:00〜11-30 16:00 (10 件): 要約00") {
+	if got := run(&fakeMemory{summaries: many[:1]}); !strings.Contains(got, "2026-11-30 15:00〜11-30 16:00（10 件）: 要約00") {
 		t.Errorf("one summary = %q", got)
 	}
 	got := run(&fakeMemory{summaries: many})

@@ -75,7 +75,7 @@ func Remind(r Reminders, log *slog.Logger) Command {
 					Description: "What to remind you of", DescriptionJA: "用件"}),
 			sub("list", "List your reminders in this channel", "このチャンネルのリマインダーを表示"),
 			sub("cancel", "Cancel one of your reminders (anyone's here with Manage Messages)",
-				"リマインダーを取り消す (メッセージの管理権限があれば他の人のものも)", idOption()),
+				"リマインダーを取り消す（メッセージの管理権限があれば他の人のものも）", idOption()),
 			sub("pause", "Pause a repeating reminder", "リマインダーを一時停止", idOption()),
 			sub("resume", "Resume a paused reminder", "一時停止したリマインダーを再開", idOption()),
 			sub("skip", "Skip the next occurrence of a repeating reminder", "繰り返しリマインダーの次の1回をスキップ", idOption()),
@@ -181,7 +181,7 @@ func limitReached(ctx context.Context, r Reminders, req Request, kind string, lo
 		return "リマインダーを確認できませんでした。しばらくしてからもう一度お試しください。"
 	}
 	if len(mine) >= r.MaxPending() {
-		return fmt.Sprintf("予定中のリマインダーと定期投稿は1人%d件までです。`/remind cancel` で不要なものを取り消してください。", r.MaxPending())
+		return fmt.Sprintf("これから届くリマインダーと定期投稿は1人%d件までです。`/remind cancel` で不要なものを取り消してください。", r.MaxPending())
 	}
 	return ""
 }
@@ -252,9 +252,9 @@ func remindList(ctx context.Context, r Reminders, req Request, log *slog.Logger)
 		return "リマインダーを読み込めませんでした。しばらくしてからもう一度お試しください。"
 	}
 	if len(rs) == 0 {
-		return "このチャンネルで予定中のリマインダーはありません。`/remind add` で設定できます。"
+		return "このチャンネルであなたのリマインダーはありません。`/remind add` で設定できます。"
 	}
-	return listText("予定中のリマインダー:\n", r, rs)
+	return listText("あなたのリマインダー：\n", r, rs)
 }
 
 // listText lists rs under head, each with its next occurrence and, when

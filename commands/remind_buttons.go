@@ -38,7 +38,7 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 		return PressReply{Text: "このリマインダーを操作できるのは、設定した人（またはメッセージの管理権限を持つ人）だけです。"}
 	case err != nil:
 		log.Error("reminder button", "reminder_id", id, "err", err)
-		return PressReply{Text: "いまは操作できませんでした。しばらくしてからもう一度お試しください。"}
+		return PressReply{Text: "いまは操作できません。しばらくしてからもう一度お試しください。"}
 	}
 	by := fmt.Sprintf("<@%s>", p.UserID)
 	switch action {
@@ -50,7 +50,7 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 		snooze, err := r.Snooze(ctx, who, id, d)
 		if err != nil {
 			log.Error("reminder snooze", "reminder_id", id, "err", err)
-			return PressReply{Text: "もう一度のお知らせを設定できませんでした（リマインダーの上限に達しているかもしれません）。"}
+			return PressReply{Text: "もう一度お知らせするリマインダーを作れませんでした（リマインダーの上限に達しているかもしれません）。"}
 		}
 		return PressReply{Text: fmt.Sprintf("<t:%d:R>（<t:%d:t>）にもう一度お知らせします（#%d）。", snooze.DueAt.Unix(), snooze.DueAt.Unix(), snooze.ID)}
 	case "done":
@@ -70,8 +70,8 @@ func pressReminder(ctx context.Context, r Reminders, p Press, log *slog.Logger) 
 			return PressReply{Text: orRetry(text, log, id, err)}
 		}
 		return PressReply{
-			Update: fmt.Sprintf("%s\n⏸ 停止しました（%s）", p.Content, by),
-			Text:   fmt.Sprintf("#%d を停止しました。`/remind resume id:%d` で再開、`/remind cancel id:%d` で削除できます。", id, id, id),
+			Update: fmt.Sprintf("%s\n⏸ 一時停止しました（%s）", p.Content, by),
+			Text:   fmt.Sprintf("#%d を一時停止しました。`/remind resume id:%d` で再開、`/remind cancel id:%d` で取り消せます。", id, id, id),
 		}
 	}
 	return PressReply{Text: "このボタンは使えません。"}
@@ -82,5 +82,5 @@ func orRetry(text string, log *slog.Logger, id int64, err error) string {
 		return text
 	}
 	log.Error("reminder button", "reminder_id", id, "err", err)
-	return "いまは操作できませんでした。しばらくしてからもう一度お試しください。"
+	return "いまは操作できません。しばらくしてからもう一度お試しください。"
 }

@@ -270,7 +270,7 @@ func TestReminderButtons(t *testing.T) {
 	if got := press("alice", 0, scheduler.ActionSkip); !strings.Contains(got.Text, "次の回をスキップしました") {
 		t.Errorf("skip: %+v", got)
 	}
-	if got := press("alice", 0, scheduler.ActionStop); !strings.Contains(got.Update, "⏸ 停止しました") || !strings.Contains(got.Text, "/remind resume id:1") {
+	if got := press("alice", 0, scheduler.ActionStop); !strings.Contains(got.Update, "⏸ 一時停止しました") || !strings.Contains(got.Text, "/remind resume id:1") {
 		t.Errorf("stop: %+v", got)
 	}
 	forged := b.Press(t.Context(), commands.Press{CustomID: scheduler.ButtonPrefix + "done:1:AAAAAAAAAAAAAAAA", UserID: "alice"})

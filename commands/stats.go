@@ -49,7 +49,7 @@ func Stats(o StatsOptions) Command {
 	return Command{
 		Name:          "stats",
 		Description:   "The last hour: turns, time to first text, model speed, queue, reminders (only you see it)",
-		DescriptionJA: "直近1時間の応答数・最初の文字までの時間・生成速度・待ち・リマインダー (あなたにだけ見えます)",
+		DescriptionJA: "直近1時間の応答数・答え始めるまでの時間・生成速度・順番待ち・リマインダー（あなたにだけ見えます）",
 		Run: func(ctx context.Context, _ Request) Reply {
 			return Text(statsAnswer(ctx, o))
 		},
@@ -89,7 +89,7 @@ func statsReply(n statsNumbers) string {
 	if n.turns.Failed > 0 {
 		fmt.Fprintf(&b, "（エラー %s 件）", digits(int64(n.turns.Failed)))
 	}
-	b.WriteString("\n最初の文字まで ")
+	b.WriteString("\n答え始めるまで ")
 	if n.local.TextTurns == 0 {
 		b.WriteString("—")
 	} else {
@@ -100,7 +100,7 @@ func statsReply(n statsNumbers) string {
 		fmt.Fprintf(&b, "%.1f トークン/秒・", n.local.TokensPerSecond)
 	}
 	fmt.Fprintf(&b, "入力 %s／出力 %s トークン", digits(n.turns.PromptTokens), digits(n.turns.CompletionTokens))
-	fmt.Fprintf(&b, "\n待ち 今 %d 件", n.local.QueueLength)
+	fmt.Fprintf(&b, "\nいまの順番待ち %d 件", n.local.QueueLength)
 	fmt.Fprintf(&b, "\nリマインダー %s 件お届け", digits(int64(n.reminders.Delivered)))
 	if n.reminders.Late > 0 {
 		fmt.Fprintf(&b, "（遅れ %s 件）", digits(int64(n.reminders.Late)))

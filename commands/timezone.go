@@ -96,7 +96,7 @@ var commonZones = []string{
 const maxChoices = 25
 
 // zoneExamples end every reply that asks for a zone name.
-const zoneExamples = "例: Asia/Tokyo、America/New_York"
+const zoneExamples = "例：Asia/Tokyo、America/New_York"
 
 const timezoneFailedReply = "ごめんなさい、タイムゾーンの設定を読み書きできませんでした。しばらくしてからもう一度お試しください。"
 
@@ -106,16 +106,16 @@ func Timezone(z TimeZones, log *slog.Logger) Command {
 	return Command{
 		Name:          "timezone",
 		Description:   "Your time zone, for the times yorozu reads and shows you",
-		DescriptionJA: "あなたのタイムゾーン (リマインダーの時刻をこのタイムゾーンで読み書きします)",
+		DescriptionJA: "あなたのタイムゾーン（リマインダーの時刻をこのタイムゾーンで読み書きします）",
 		Options: []Option{
 			{
 				Type: Subcommand, Name: "set",
 				Description:   "Set your time zone (an IANA name such as Asia/Tokyo)",
-				DescriptionJA: "タイムゾーンを設定 (Asia/Tokyo のような IANA の名前)",
+				DescriptionJA: "タイムゾーンを設定（Asia/Tokyo のような IANA の名前）",
 				Options: []Option{{
 					Type: String, Name: "name", Required: true, Autocomplete: true, MaxLength: 64,
 					Description:   "Time zone, e.g. Asia/Tokyo or America/New_York",
-					DescriptionJA: "タイムゾーン (例: Asia/Tokyo、America/New_York)",
+					DescriptionJA: "タイムゾーン（例：Asia/Tokyo、America/New_York）",
 				}},
 			},
 			{
@@ -160,7 +160,7 @@ func timezoneReply(ctx context.Context, z TimeZones, req Request, log *slog.Logg
 func timezoneSet(ctx context.Context, z TimeZones, req Request, log *slog.Logger) string {
 	typed := req.String("name")
 	if typed == "" {
-		return "タイムゾーンの名前を `name` に入れてください (" + zoneExamples + ")。"
+		return "タイムゾーンの名前を `name` に入れてください（" + zoneExamples + "）。"
 	}
 	name := resolveZone(typed)
 	loc, refusal := loadZone(name)
@@ -195,11 +195,11 @@ func timezoneShow(ctx context.Context, z TimeZones, req Request, log *slog.Logge
 // loadZone loads the zone name, or says in a reply why it cannot be set.
 func loadZone(name string) (*time.Location, string) {
 	if name == "Local" {
-		return nil, "Local はサーバーの時計のことで、場所の名前ではないので設定できません。地域/都市の名前で入力してください (" + zoneExamples + ")。"
+		return nil, "Local はサーバーの時計のことで、場所の名前ではないので設定できません。地域/都市の名前で入力してください（" + zoneExamples + "）。"
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		reply := "「" + name + "」というタイムゾーンは見つかりません。IANA の名前 (地域/都市を英語で) で入力してください (" + zoneExamples + ")。"
+		reply := "「" + name + "」というタイムゾーンは見つかりません。IANA の名前（地域/都市を英語で）で入力してください（" + zoneExamples + "）。"
 		if near := closeZones(name); len(near) > 0 {
 			reply += "もしかして: " + strings.Join(near, "、")
 		}

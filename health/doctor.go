@@ -92,7 +92,7 @@ func Doctor(ctx context.Context, o DoctorOptions) error {
 	cfg, err := config.Parse(getenv)
 	if err != nil {
 		c.add(finding{level: levelFail, message: "設定が正しくありません / the configuration is not valid: " + strings.Join(strings.Fields(err.Error()), " "),
-			fix: "名前の出ている環境変数を直してください (README の Configuration) / fix the variable it names (README: Configuration)"})
+			fix: "名前の出ている環境変数を直してください（docs/ja/settings.md） / fix the variable it names (docs/ja/settings.md)"})
 		return c.finish()
 	}
 	c.add(finding{message: "環境変数の設定は正しく読めます / the settings in the environment are valid"})
@@ -365,7 +365,7 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 	servers, err := mcp.ParseServers(string(cfg.MCPServers), os.ReadFile)
 	if err != nil {
 		return []finding{{level: levelFail, message: "MCP_SERVERS が正しくありません / MCP_SERVERS is not valid: " + err.Error(),
-			fix: "README の MCP_SERVERS の例のとおりに書いてください / write it as README's MCP_SERVERS example"}}
+			fix: "docs/ja/settings.md の MCP_SERVERS の例のとおりに書いてください / write it as the MCP_SERVERS example in docs/ja/settings.md"}}
 	}
 	var out []finding
 	for _, s := range servers {
@@ -383,7 +383,7 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 			f.message = fmt.Sprintf("MCP サーバー %s はツールを出していません / MCP server %s offers no tools", s.Name, s.Name)
 			f.fix = "サーバーの設定を確認してください / check the server's own settings"
 		default:
-			f.message = fmt.Sprintf("MCP サーバー %s が起動し、ツール %d 個を出しています / MCP server %s starts and offers %d tool(s): %s",
+			f.message = fmt.Sprintf("MCP サーバー %s が起動し、ツールが %d 個使えます / MCP server %s starts and offers %d tool(s): %s",
 				s.Name, len(names), s.Name, len(names), strings.Join(names, ", "))
 		}
 		out = append(out, f)

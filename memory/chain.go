@@ -22,7 +22,7 @@ const MaxReplyChain = 10
 const chainItemChars = 4000
 
 // personaHeading introduces a channel's persona in the system prompt.
-const personaHeading = "## このチャンネルでの人格\nこのチャンネルのために決められた人格です。口調や役柄はこれに従ってください (上の決まりはそのまま守ること)。\n"
+const personaHeading = "## このチャンネルでのペルソナ\nこのチャンネルのために決められたペルソナ（口調や役柄）です。これに従ってください（上の決まりはそのまま守ること）。\n"
 
 // ChainMessage is one message of a reply chain, from the database or the
 // platform.

@@ -27,7 +27,7 @@ const (
 	ActionSnooze60 = "s60"  // 「1時間後」
 	ActionDone     = "done" // 「完了」
 	ActionSkip     = "skip" // 「次回をスキップ」, repeating only
-	ActionStop     = "stop" // 「停止」 (a pause), repeating only
+	ActionStop     = "stop" // 「一時停止」, repeating only
 )
 
 // ErrForgedButton is a custom id whose signature does not match: made up,
@@ -89,7 +89,7 @@ func buttons(key []byte, r db.Reminder) []discordgo.MessageComponent {
 		b("完了", ActionDone, discordgo.SuccessButton),
 	}
 	if r.Repeats() {
-		row = append(row, b("次回をスキップ", ActionSkip, discordgo.SecondaryButton), b("停止", ActionStop, discordgo.DangerButton))
+		row = append(row, b("次回をスキップ", ActionSkip, discordgo.SecondaryButton), b("一時停止", ActionStop, discordgo.DangerButton))
 	}
 	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
 }

@@ -446,7 +446,7 @@ func (w *reminderWorker) send(ctx context.Context, d delivery) (*discordgo.Messa
 // no process ran adds to its one delivery, with its next occurrence (zero:
 // none).
 func CatchUpNote(n int, next time.Time) string {
-	note := fmt.Sprintf("\n（停止中に%d回分を逃しました", n)
+	note := fmt.Sprintf("\n（ボットが止まっていた間に%d回分を逃しました", n)
 	if !next.IsZero() {
 		note += fmt.Sprintf("。次回は <t:%d:F>", next.Unix())
 	}

@@ -198,7 +198,7 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 	if len(posts) != 1 {
 		t.Fatalf("%d posts, want one catch-up", len(posts))
 	}
-	want := "<@u1> ⏰ リマインド: ゴミ出し\n（停止中に3回分を逃しました。次回は <t:" // 12月5日 7:00
+	want := "<@u1> ⏰ リマインド: ゴミ出し\n（ボットが止まっていた間に3回分を逃しました。次回は <t:" // 12月5日 7:00
 	if c := decodeBody(t, posts[0]).Content; !strings.HasPrefix(c, want) {
 		t.Errorf("content %q, want prefix %q", c, want)
 	}

@@ -38,10 +38,10 @@ func TestChannelLogPageInBrowser(t *testing.T) {
 	b.waitJS("the logged channel", `document.querySelector('#channel-logs').textContent.includes('記録中・2 件') &&
 		document.querySelector('#channels form') !== null`)
 	b.clickText("#channel-logs button", "記録を止める")
-	b.waitJS("stopped", `document.querySelector('#channel-logs').textContent.includes('停止中・2 件')`)
+	b.waitJS("stopped", `document.querySelector('#channel-logs').textContent.includes('記録していません・2 件')`)
 	b.clickText("#channel-logs button", "記録を消す")
 	b.clickText("#channel-logs button", "本当に消す")
-	b.waitJS("deleted", `document.querySelector('#channel-logs').textContent.includes('停止中・0 件')`)
+	b.waitJS("deleted", `document.querySelector('#channel-logs').textContent.includes('記録していません・0 件')`)
 	b.screenshot("channel-logs")
 	b.noProblems("channel logs")
 	var n int

@@ -32,7 +32,7 @@ func TestChannelsPageInBrowser(t *testing.T) {
 	b.noProblems("the refused model", "ollama pull llama3:70b")
 	b.do("persona and model", chromedp.SetValue(chromedp.CSS(form+" textarea"), "あなたは海賊です。"),
 		chromedp.SetValue(chromedp.CSS(form+" input"), otherModel), chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
-	b.waitJS("saved", `document.querySelector('`+form+`').textContent.includes('いま: チャンネルの設定の人格／モデル `+otherModel+`（チャンネルの設定）')`)
+	b.waitJS("saved", `document.querySelector('`+form+`').textContent.includes('いま: チャンネルの設定のペルソナ／モデル `+otherModel+`（チャンネルの設定）')`)
 	b.do("mode free", chromedp.SetValue(chromedp.CSS(form+" select"), "free"), chromedp.Click(chromedp.CSS(form+" button[type=submit]")))
 	b.waitJS("mode saved", `document.querySelector('`+form+`').textContent.includes('モード free（チャンネルの設定）')`)
 	b.do("channel talk off", chromedp.SetValue(chromedp.CSS(form+` select[aria-label$="の会話の読み込み"]`), "off"),

@@ -106,8 +106,8 @@ func TestSchedulesPageInBrowser(t *testing.T) {
 		rem  db.Reminder
 		want []string
 	}{
-		{"the garbage day", garbage, []string{"予定中", "リマインダー", rems.RuleText(garbage), "Asia/Tokyo", "燃えるゴミの日", "次の 5 回"}},
-		{"the weather post", weather, []string{"予定中", "定期投稿", rems.RuleText(weather), "今日の東京の天気を一言で"}},
+		{"the garbage day", garbage, []string{"有効", "リマインダー", rems.RuleText(garbage), "Asia/Tokyo", "燃えるゴミの日", "次の 5 回"}},
+		{"the weather post", weather, []string{"有効", "定期投稿", rems.RuleText(weather), "今日の東京の天気を一言で"}},
 		{"the paused rent", rent, []string{"一時停止中", rems.RuleText(rent), "再開すれば"}},
 		{"the meeting", meeting, []string{"完了", "1回だけ", "会議の資料を送る"}},
 	} {
@@ -158,13 +158,13 @@ func TestSchedulesPageInBrowser(t *testing.T) {
 	}
 	a.screenshot("schedules-paused")
 	a.clickAt("resume the garbage day", entry(garbage.ID)+`.querySelector('button.resume')`)
-	a.waitJS("resumed", entry(garbage.ID)+`.querySelector('.badge').textContent === '予定中' && !!`+entry(garbage.ID)+`.querySelector('button.pause')`)
+	a.waitJS("resumed", entry(garbage.ID)+`.querySelector('.badge').textContent === '有効' && !!`+entry(garbage.ID)+`.querySelector('button.pause')`)
 	// Resumed days before its next occurrence: the planner gives it a job
 	// once that is near.
 	if r, err := db.ReminderByID(ctx, a.h.pool, garbage.ID); err != nil || r.PausedAt != nil || !r.DueAt.Equal(garbage.DueAt) {
 		t.Fatalf("after the resume the row is %+v, %v (due %v before)", r, err, garbage.DueAt)
 	}
 	a.clickAt("resume the rent", entry(rent.ID)+`.querySelector('button.resume')`)
-	a.waitJS("the rent resumed", entry(rent.ID)+`.querySelector('.badge').textContent === '予定中'`)
+	a.waitJS("the rent resumed", entry(rent.ID)+`.querySelector('.badge').textContent === '有効'`)
 	a.noProblems("pause and resume")
 }

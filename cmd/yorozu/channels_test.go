@@ -99,7 +99,7 @@ func (h *channelHarness) slash(channel string, m *discordgo.Member, name, sub st
 func personaOf(t *testing.T, req api.ChatRequest) string {
 	t.Helper()
 	system := req.Messages[0].Content
-	const head = "## このチャンネルでの人格\n"
+	const head = "## このチャンネルでのペルソナ\n"
 	i := strings.Index(system, head)
 	if i < 0 {
 		return ""
@@ -124,7 +124,7 @@ func TestPersonaPerChannel(t *testing.T) {
 	if got := h.slash(channelID, mod, "persona", "set", "text", strings.Repeat("長", 2001)); !strings.Contains(got, "2000 文字まで") || !strings.Contains(got, "2001 文字") {
 		t.Errorf("/persona set of 2,001 characters = %q", got)
 	}
-	if got := h.slash(channelID, mod, "persona", "set", "text", "あなたは海賊です。語尾は「だぜ」。"); !strings.HasPrefix(got, "このチャンネルの人格を設定しました") {
+	if got := h.slash(channelID, mod, "persona", "set", "text", "あなたは海賊です。語尾は「だぜ」。"); !strings.HasPrefix(got, "このチャンネルのペルソナを設定しました") {
 		t.Errorf("/persona set = %q", got)
 	}
 	if p := personaOf(t, h.ask(channelID, "船の話をして")); p != "あなたは海賊です。語尾は「だぜ」。" {
@@ -135,16 +135,16 @@ func TestPersonaPerChannel(t *testing.T) {
 	if p := personaOf(t, h.ask(threadID, "スレッドでも海賊？")); p != "あなたは海賊です。語尾は「だぜ」。" {
 		t.Errorf("thread turn's inherited persona = %q", p)
 	}
-	if got := h.slash(threadID, plain, "persona", "show"); got != "いまの人格 (親チャンネルの設定 (channel)):\nあなたは海賊です。語尾は「だぜ」。" {
+	if got := h.slash(threadID, plain, "persona", "show"); got != "いまのペルソナ：親チャンネルの設定（channel）\nあなたは海賊です。語尾は「だぜ」。" {
 		t.Errorf("/persona show in the thread = %q", got)
 	}
-	if got := h.slash(threadID, mod, "persona", "set", "text", "あなたは忍者です。"); !strings.HasPrefix(got, "このスレッドの人格を設定しました") {
+	if got := h.slash(threadID, mod, "persona", "set", "text", "あなたは忍者です。"); !strings.HasPrefix(got, "このスレッドのペルソナを設定しました") {
 		t.Errorf("/persona set in the thread = %q", got)
 	}
 	if p := personaOf(t, h.ask(threadID, "忍者？")); p != "あなたは忍者です。" {
 		t.Errorf("thread turn's own persona = %q", p)
 	}
-	if got := h.slash(threadID, plain, "persona", "show"); !strings.HasPrefix(got, "いまの人格 (このスレッドの設定 (thread)):\nあなたは忍者です。") {
+	if got := h.slash(threadID, plain, "persona", "show"); !strings.HasPrefix(got, "いまのペルソナ：このスレッドの設定（thread）\nあなたは忍者です。") {
 		t.Errorf("/persona show of the thread's own = %q", got)
 	}
 	if p := personaOf(t, h.ask(channelID, "チャンネルはまだ海賊？")); p != "あなたは海賊です。語尾は「だぜ」。" {
@@ -152,22 +152,22 @@ func TestPersonaPerChannel(t *testing.T) {
 	}
 
 	// A server default reaches channels without their own.
-	if got := h.slash(otherChannel, mod, "persona", "show"); !strings.Contains(got, "よろずの既定 (default)") {
+	if got := h.slash(otherChannel, mod, "persona", "show"); !strings.Contains(got, "よろずの既定（default）") {
 		t.Errorf("/persona show with nothing set = %q", got)
 	}
-	if got := h.slash(otherChannel, mod, "persona", "set", "text", "あなたは執事です。", "scope", "server"); !strings.HasPrefix(got, "このサーバーの既定の人格を設定しました") {
+	if got := h.slash(otherChannel, mod, "persona", "set", "text", "あなたは執事です。", "scope", "server"); !strings.HasPrefix(got, "このサーバーの既定のペルソナを設定しました") {
 		t.Errorf("/persona set scope:server = %q", got)
 	}
-	if got := h.slash(otherChannel, plain, "persona", "show"); !strings.HasPrefix(got, "いまの人格 (サーバーの既定 (server)):\nあなたは執事です。") {
+	if got := h.slash(otherChannel, plain, "persona", "show"); !strings.HasPrefix(got, "いまのペルソナ：サーバーの既定（server）\nあなたは執事です。") {
 		t.Errorf("/persona show of the server default = %q", got)
 	}
 	if p := personaOf(t, h.ask(otherChannel, "執事？")); p != "あなたは執事です。" {
 		t.Errorf("other channel's persona = %q", p)
 	}
-	if got := h.slash(threadID, mod, "persona", "reset"); got != "このスレッドの人格を解除しました。いまは親チャンネルの設定 (channel)が使われます。" {
+	if got := h.slash(threadID, mod, "persona", "reset"); got != "このスレッドのペルソナを解除しました。いまは親チャンネルの設定（channel）が使われます。" {
 		t.Errorf("/persona reset in the thread = %q", got)
 	}
-	if got := h.slash(channelID, mod, "persona", "reset"); got != "このチャンネルの人格を解除しました。いまはサーバーの既定 (server)が使われます。" {
+	if got := h.slash(channelID, mod, "persona", "reset"); got != "このチャンネルのペルソナを解除しました。いまはサーバーの既定（server）が使われます。" {
 		t.Errorf("/persona reset in the channel = %q", got)
 	}
 	if p := personaOf(t, h.ask(threadID, "いまは？")); p != "あなたは執事です。" {
@@ -207,7 +207,7 @@ func TestModelPerChannel(t *testing.T) {
 	if r := h.ask(threadID, "スレッドでは？"); r.Model != otherModel {
 		t.Errorf("thread turn's inherited model = %q, want %q", r.Model, otherModel)
 	}
-	if got := h.slash(threadID, plain, "model", "show"); got != "いまのモデル: "+otherModel+" (親チャンネルの設定 (channel))" {
+	if got := h.slash(threadID, plain, "model", "show"); got != "いまのモデル："+otherModel+"、親チャンネルの設定（channel）" {
 		t.Errorf("/model show in the thread = %q", got)
 	}
 	if got := h.slash(threadID, mod, "model", "set", "name", model); !strings.HasPrefix(got, "このスレッドのモデルを "+model) {
@@ -216,17 +216,17 @@ func TestModelPerChannel(t *testing.T) {
 	if r := h.ask(threadID, "スレッドは自分のモデル？"); r.Model != model {
 		t.Errorf("thread turn's own model = %q, want %q", r.Model, model)
 	}
-	if got := h.slash(threadID, plain, "model", "show"); got != "いまのモデル: "+model+" (このスレッドの設定 (thread))" {
+	if got := h.slash(threadID, plain, "model", "show"); got != "いまのモデル："+model+"、このスレッドの設定（thread）" {
 		t.Errorf("/model show of the thread's own = %q", got)
 	}
 	// Reminders keep REMINDER_MODEL, whatever the channel uses.
 	if r := h.ask(channelID, "明日リマインドして"); r.Model != model {
 		t.Errorf("reminder turn's model = %q, want REMINDER_MODEL %q", r.Model, model)
 	}
-	if got := h.slash(otherChannel, plain, "model", "show"); got != "いまのモデル: "+model+" (よろずの既定 (default))" {
+	if got := h.slash(otherChannel, plain, "model", "show"); got != "いまのモデル："+model+"、よろずの既定（default）" {
 		t.Errorf("/model show with nothing set = %q", got)
 	}
-	if got := h.slash(channelID, mod, "model", "reset"); got != "このチャンネルのモデルを解除しました。いまはよろずの既定 (default) の "+model+" が使われます。" {
+	if got := h.slash(channelID, mod, "model", "reset"); got != "このチャンネルのモデルを解除しました。いまはよろずの既定（default）の "+model+" が使われます。" {
 		t.Errorf("/model reset = %q", got)
 	}
 

@@ -134,12 +134,12 @@ func TestRemindCommandOwnOrModerated(t *testing.T) {
 		sub  *discordgo.ApplicationCommandInteractionDataOption
 		want string
 	}{
-		{"list shows only one's own", me, sub("list", 0), fmt.Sprintf("予定中のリマインダー:\n#%d <t:%d:F>（<t:%d:R>）燃えるゴミ", mine.ID, due.Unix(), due.Unix())},
+		{"list shows only one's own", me, sub("list", 0), fmt.Sprintf("あなたのリマインダー：\n#%d <t:%d:F>（<t:%d:R>）燃えるゴミ", mine.ID, due.Unix(), due.Unix())},
 		{"someone else's is not found", me, sub("cancel", theirs.ID), fmt.Sprintf("#%d のリマインダーは見つかりません。", theirs.ID)},
 		{"own", me, sub("cancel", mine.ID), fmt.Sprintf("#%d（<t:%d:F>）燃えるゴミ を取り消しました。", mine.ID, due.Unix())},
 		{"twice", me, sub("cancel", mine.ID), fmt.Sprintf("#%d はすでに取り消されているか", mine.ID)},
 		{"Manage Messages cancels anyone's in the server", mod, sub("cancel", theirs.ID), fmt.Sprintf("<@400000000000000002> さんの #%d", theirs.ID)},
-		{"list empty", me, sub("list", 0), "このチャンネルで予定中のリマインダーはありません。"},
+		{"list empty", me, sub("list", 0), "このチャンネルであなたのリマインダーはありません。"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

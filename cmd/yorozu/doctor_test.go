@@ -108,7 +108,7 @@ func TestDoctor(t *testing.T) {
 		"✅ 気象庁の予報を読めます: 東京地方 (130000)",
 		"✅ 天気の投稿のチャンネル " + channelID + " にボットが投稿できます",
 		"✅ Tips の投稿の Webhook があります / the tips post's webhook (TIPS_WEBHOOK_URL) exists",
-		"✅ MCP サーバー wiki が起動し、ツール 1 個を出しています / MCP server wiki starts and offers 1 tool(s): wiki_lookup",
+		"✅ MCP サーバー wiki が起動し、ツールが 1 個使えます / MCP server wiki starts and offers 1 tool(s): wiki_lookup",
 		"すべて問題ありません / everything is fine",
 	}
 	tests := []struct {

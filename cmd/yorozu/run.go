@@ -43,7 +43,7 @@ Usage:
   yorozu help       show this help
 
 Every setting comes from the environment (DISCORD_TOKEN, DATABASE_URL,
-OLLAMA_HOST, DEFAULT_MODEL, …); see the README for the full table.
+OLLAMA_HOST, DEFAULT_MODEL, …); see docs/ja/settings.md for the full table.
 `
 
 // run is the whole program behind main: end-to-end tests call it with their
@@ -131,7 +131,7 @@ func parseFlags(name, summary string, args []string, stdout, stderr io.Writer) (
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: yorozu %s\n\n%s. Settings come from the environment; see the README.\n", name, summary)
+		fmt.Fprintf(fs.Output(), "Usage: yorozu %s\n\n%s. Settings come from the environment; see docs/ja/settings.md.\n", name, summary)
 	}
 	fs.SetOutput(io.Discard) // as in jobs
 	if err := fs.Parse(args); err != nil {

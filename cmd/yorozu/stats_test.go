@@ -58,9 +58,9 @@ func TestStatsCommand(t *testing.T) {
 		Data: discordgo.ApplicationCommandInteractionData{Name: "stats"}}
 	want := regexp.MustCompile(`^\*\*直近1時間\*\*
 応答 2 件（エラー 1 件）
-最初の文字まで 中央値 \d+\.\d 秒・95% \d+\.\d 秒
+答え始めるまで 中央値 \d+\.\d 秒・95% \d+\.\d 秒
 生成 30\.0 トークン/秒・入力 1,200／出力 30 トークン
-待ち 今 0 件
+いまの順番待ち 0 件
 リマインダー 2 件お届け（遅れ 1 件）$`)
 	// The turn's time to first text is kept as the turn ends, just after
 	// the reply is out: ask until it is in.

@@ -43,7 +43,7 @@ const hasMode = (c) => c.kind === 'channel' || c.kind === 'thread';
 const hasTalk = (c) => c.kind !== 'dm';
 
 function inForce(c) {
-	const persona = c.persona_from === 'default' ? 'よろずの既定' : `${fromLabel[c.persona_from]}の人格`;
+	const persona = c.persona_from === 'default' ? 'よろずの既定' : `${fromLabel[c.persona_from]}のペルソナ`;
 	const mode = hasMode(c) ? `／モード ${c.mode_in_force}（${fromLabel[c.mode_from]}）` : '';
 	const talk = hasTalk(c) ? `／会話の読み込み ${c.talk_in_force ? 'on' : 'off'}（${fromLabel[c.talk_from]}）` : '';
 	return `いま: ${persona}／モデル ${c.model_in_force || '既定'}（${fromLabel[c.model_from]}）${mode}${talk}`;
@@ -73,7 +73,7 @@ function modeField(c) {
 
 function entry(c) {
 	const id = 'persona-' + (c.kind === 'server' ? 'server-' + c.guild_id : c.channel_id);
-	const persona = el('textarea', { id, rows: 3, maxLength: maxPersona, 'aria-label': `${title(c)}の人格`,
+	const persona = el('textarea', { id, rows: 3, maxLength: maxPersona, 'aria-label': `${title(c)}のペルソナ`,
 		placeholder: c.persona ? '' : `空欄: ${fromLabel[c.persona_from] || '既定'}を受け継ぎます` });
 	persona.value = c.persona || '';
 	const count = el('span', { class: 'muted small' });
@@ -111,7 +111,7 @@ function entry(c) {
 		c.kind !== 'server' && c.guild_id ? el('span', { class: 'muted small' }, 'サーバー ' + c.guild_id) : null,
 		el('span', { class: 'muted small' }, c.last_active ? '最後の会話 ' + when(c.last_active) : '')),
 	status,
-	el('div', { class: 'row' }, el('label', { for: id }, '人格'), el('span', { class: 'grow' }), count),
+	el('div', { class: 'row' }, el('label', { for: id }, 'ペルソナ'), el('span', { class: 'grow' }), count),
 	persona,
 	mode ? el('div', { class: 'row mt' }, el('label', {}, 'モード ', mode)) : null,
 	talk ? el('div', { class: 'row mt' }, el('label', {}, '会話の読み込み ', talk)) : null,
@@ -149,7 +149,7 @@ function logEntry(l) {
 	const status = el('span', { class: 'muted small' });
 	const stop = el('button', { type: 'button' }, '記録を止める');
 	const show = (next) => {
-		status.textContent = `${next.on ? '記録中' : '停止中'}・${next.messages.toLocaleString('ja-JP')} 件` +
+		status.textContent = `${next.on ? '記録中' : '記録していません'}・${next.messages.toLocaleString('ja-JP')} 件` +
 			(next.newest ? `・最新 ${when(next.newest)}` : '');
 		stop.hidden = !next.on;
 	};

@@ -6,7 +6,7 @@ const pageSize = 50;
 let before = '';
 
 // kindLabel names what a call was for.
-const kindLabel = { reply: '会話', summary: '要約', tags: 'タグ', knowledge: 'ナレッジ', embed: '埋め込み', job: '定期投稿' };
+const kindLabel = { reply: '会話', summary: '要約', tags: 'タグ', knowledge: '知識', embed: '埋め込み', job: '定期投稿' };
 
 function latency(ms) {
 	if (ms == null) return '';
@@ -25,7 +25,7 @@ function row(l) {
 		el('td', { class: 'num', dataset: { label: '時間' } }, latency(l.latency_ms)),
 		el('td', { class: 'num', dataset: { label: '入力' } }, l.prompt_tokens ?? ''),
 		el('td', { class: 'num', dataset: { label: '出力' } }, l.completion_tokens ?? ''),
-		el('td', { class: 'small', title: l.space || '', dataset: { label: '空間' } }, spaceName(l.space) || '—'),
+		el('td', { class: 'small', title: l.space || '', dataset: { label: 'スペース' } }, spaceName(l.space) || '—'),
 		el('td', { class: 'small', dataset: { label: '会話' } }, conv),
 		el('td', { class: 'small', dataset: { label: l.stopped ? '状態' : 'エラー' } }, l.stopped ? el('span', { class: 'badge' }, '停止') : (l.error || '')),
 		el('td', {},

@@ -78,7 +78,7 @@ function knowledgeItem(k) {
 				try {
 					await request('DELETE', `/api/knowledge/${encodeURIComponent(k.id)}`);
 					li.remove();
-					if (!box.children.length) empty(box, 'ナレッジはありません。');
+					if (!box.children.length) empty(box, '知識はありません。');
 				} catch (err) {
 					fail(err);
 				}
@@ -92,7 +92,7 @@ async function loadKnowledge() {
 	const items = (await get(`/api/knowledge?limit=${knowledgePage}` + (knowledgeBefore ? '&before=' + encodeURIComponent(knowledgeBefore) : ''))) || [];
 	const box = $('knowledge');
 	if (!knowledgeBefore) {
-		if (!items.length) empty(box, 'ナレッジはまだありません。Web 検索の結果がここに貯まります。');
+		if (!items.length) empty(box, '知識はまだありません。Web 検索で見つけたことがここに貯まります。');
 		else box.replaceChildren();
 	}
 	box.append(...items.map(knowledgeItem));

@@ -249,7 +249,7 @@ async function remove(p) {
 
 // ---- earlier versions ----
 
-const actions = { replace: '書き換え', delete: '削除', restore: '別の版に戻し' };
+const actions = { replace: '書き換え', delete: '削除', restore: '以前の版に戻した' };
 
 // revisions shows (or hides) the kept earlier versions of p under its
 // item: who changed it and when, each with a button that puts it back.

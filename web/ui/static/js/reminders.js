@@ -4,7 +4,7 @@
 import { get, request } from './api.js';
 import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
 
-const statusLabel = { pending: '予定中', paused: '一時停止中', delivered: '完了', cancelled: '取り消し済み', failed: '失敗' };
+const statusLabel = { pending: '有効', paused: '一時停止中', delivered: '完了', cancelled: '取り消し済み', failed: '失敗' };
 const kindLabel = { remind: 'リマインダー', post: '定期投稿' };
 
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -65,7 +65,7 @@ function deliveries(r) {
 function schedule(r) {
 	const rule = r.rule || (r.rrule ? r.rrule : '1回だけ');
 	return el('p', { class: 'schedule small' },
-		r.rrule ? el('span', { class: 'muted' }, 'くり返し: ') : null,
+		r.rrule ? el('span', { class: 'muted' }, '繰り返し: ') : null,
 		el('span', { class: 'rule' }, rule),
 		r.time_zone ? el('span', { class: 'muted' }, `（${r.time_zone}）`) : null,
 		r.occurrences ? el('span', { class: 'muted' }, ` ・ これまで ${r.occurrences} 回`) : null);

@@ -104,7 +104,7 @@ export function spaceLabel(row) {
 	const s = row && row.space;
 	if (!s) return null;
 	const name = typeof s === 'object' ? (s.name || s.id || s.key) : spaceName(s);
-	return el('span', { class: 'space', title: '空間: ' + (typeof s === 'object' ? s.key : s) }, '［' + name + '］');
+	return el('span', { class: 'space', title: 'スペース: ' + (typeof s === 'object' ? s.key : s) }, '［' + name + '］');
 }
 
 /**
@@ -142,7 +142,7 @@ async function showStatus() {
 	const checks = (st && st.checks) || [];
 	const bad = checks.filter((c) => !c.ok).concat(checks.filter((c) => c.ok && c.degraded));
 	if (!bad.length) return;
-	const title = bad.some((c) => !c.ok) ? '一部の機能が使えません:' : '注意があります (動作は続けています):';
+	const title = bad.some((c) => !c.ok) ? '一部の機能が使えません：' : '注意があります（動作は続けています）：';
 	box.replaceChildren(el('strong', {}, title),
 		el('ul', {}, bad.map((c) => el('li', { class: c.ok ? 'degraded' : 'failing' },
 			(c.ok ? '⚠️ ' : '❌ ') + c.name + (c.detail ? ' — ' + c.detail : '')))));
