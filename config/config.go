@@ -158,12 +158,12 @@ type Config struct {
 	Discord DiscordConfig
 }
 
-// Variables lists, sorted, every environment variable Parse reads. The list
+// variables lists, sorted, every environment variable Parse reads. The list
 // is taken from the parser itself, so it cannot drift from what yorozu reads;
 // for that Parse reads every variable on every call, whatever the others say
 // (a condition applies to a value, never to whether it is read). The
 // settings table (docs/ja/settings.md) is held to it by a test.
-func Variables() []string {
+func variables() []string {
 	read := map[string]bool{}
 	_, _ = Parse(func(name string) string {
 		read[name] = true

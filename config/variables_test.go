@@ -40,9 +40,9 @@ func tableVariables(t *testing.T, path string) map[string]int {
 // table, and every row is a variable config reads.
 func TestSettingsTable(t *testing.T) {
 	rows := tableVariables(t, settingsTable)
-	vars := Variables()
+	vars := variables()
 	if len(vars) < 40 {
-		t.Fatalf("Variables() found only %d variables: %v", len(vars), vars)
+		t.Fatalf("variables() found only %d variables: %v", len(vars), vars)
 	}
 	for _, v := range vars {
 		if _, ok := rows[v]; !ok {
@@ -57,16 +57,16 @@ func TestSettingsTable(t *testing.T) {
 }
 
 // TestVariablesFollowParse: a variable Parse starts reading shows up in
-// Variables, and so in the table check, without a list kept by hand.
+// variables, and so in the table check, without a list kept by hand.
 func TestVariablesFollowParse(t *testing.T) {
-	vars := Variables()
+	vars := variables()
 	for _, v := range []string{"DISCORD_TOKEN", "ADMIN_PASSWORD", "TAVILY_API_KEY", "QUAKE_MENTION", "DISCORD_REACTIONS", "REMINDER_MODEL", "USER_RATE_LIMIT"} {
 		if !slices.Contains(vars, v) {
-			t.Errorf("Variables() lacks %s, which Parse reads", v)
+			t.Errorf("variables() lacks %s, which Parse reads", v)
 		}
 	}
 	if !slices.IsSorted(vars) {
-		t.Errorf("Variables() is not sorted: %v", vars)
+		t.Errorf("variables() is not sorted: %v", vars)
 	}
 }
 
@@ -82,9 +82,9 @@ func TestTableDisagreement(t *testing.T) {
 	if _, ok := rows["OLD_GONE"]; !ok || len(rows) != 3 {
 		t.Fatalf("rows = %v, want DISCORD_TOKEN, OLD_GONE and DATA_DIR", rows)
 	}
-	vars := Variables()
+	vars := variables()
 	if slices.Contains(vars, "OLD_GONE") {
-		t.Error("a variable config does not read is among Variables()")
+		t.Error("a variable config does not read is among variables()")
 	}
 	if _, ok := rows["EMBED_MODEL"]; ok || !slices.Contains(vars, "EMBED_MODEL") {
 		t.Error("the check could not see that EMBED_MODEL lacks its row")

@@ -69,7 +69,7 @@ func TestMemoryCommands(t *testing.T) {
 	}
 	mod, plain := member("400000000000000001", discordgo.PermissionManageMessages), member("400000000000000002", 0)
 
-	if got := h.command(t, in("memory", plain)); !strings.Contains(got, "2026-11-30 15:00〜11-30 16:00 (10 件): たろうは猫が好き") {
+	if got := h.command(t, in("memory", plain)); !strings.Contains(got, "2026-11-30 15:00〜11-30 16:00（10 件）: たろうは猫が好き") {
 		t.Errorf("/memory = %q", got)
 	}
 	if got := h.command(t, in("forget", plain, boolOpt("confirm", true), boolOpt("summaries", true))); got != notAllowedReply {
@@ -79,7 +79,7 @@ func TestMemoryCommands(t *testing.T) {
 		t.Errorf("/forget confirm:false = %q", got)
 	}
 	h.waitCount(t, "SELECT count(*) FROM messages WHERE archived_at IS NULL", 2)
-	if got := h.command(t, in("forget", mod, boolOpt("confirm", true), boolOpt("summaries", true))); !strings.Contains(got, "2 件と長期記憶 (要約) 1 件") {
+	if got := h.command(t, in("forget", mod, boolOpt("confirm", true), boolOpt("summaries", true))); !strings.Contains(got, "2 件と長期記憶（要約）1 件") {
 		t.Errorf("/forget with summaries = %q", got)
 	}
 	if got := h.command(t, in("memory", plain)); !strings.Contains(got, "まだありません") {

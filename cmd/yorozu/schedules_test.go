@@ -205,7 +205,7 @@ func TestDailyReminderEndToEnd(t *testing.T) {
 	for _, b := range delivered.Buttons() {
 		labels = append(labels, b.Label)
 	}
-	if fmt.Sprint(labels) != "[10分後 1時間後 完了 次回をスキップ 停止]" {
+	if fmt.Sprint(labels) != "[10分後 1時間後 完了 次回をスキップ 一時停止]" {
 		t.Errorf("buttons %v", labels)
 	}
 	h.waitCount(t, "SELECT count(*) FROM reminder_deliveries WHERE reminder_id = 1 AND message_id <> ''", 1)
