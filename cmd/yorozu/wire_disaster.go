@@ -6,7 +6,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/disaster"
 	"github.com/yorozu-bot/yorozu/scheduler"
-	disastertool "github.com/yorozu-bot/yorozu/tools/disaster"
+	"github.com/yorozu-bot/yorozu/tools/disasterinfo"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/web"
 )
@@ -42,7 +42,7 @@ func (a *app) buildDisaster() error {
 	if err := a.disaster.Register(a.sched); err != nil {
 		return err
 	}
-	return a.tools.Register(disastertool.Tool(a.db.pool, a.cfg.Location, clock))
+	return a.tools.Register(disasterinfo.Tool(a.db.pool, a.cfg.Location, clock))
 }
 
 // disasterChecks is the disaster part of /readyz, only when it is on: a JMA
