@@ -24,6 +24,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // JobDisaster polls JMA's disaster lists and posts what is new.
@@ -43,15 +44,15 @@ const maxDisasterBackoff = 10 * time.Minute
 // disasterRetention is how long events are kept after their last report.
 const disasterRetention = 30 * 24 * time.Hour
 
-// JMALists is what the poll reads JMA with; *disaster.Client satisfies it.
+// JMALists is what the poll reads JMA with; *jma.Client satisfies it.
 type JMALists interface {
 	Changed(ctx context.Context, path string) ([]byte, bool, error)
 	Forget(path string)
-	TsunamiReport(ctx context.Context, e disaster.TsunamiEntry) (disaster.TsunamiReport, error)
+	Get(ctx context.Context, path string) ([]byte, error)
 	AreaNames(ctx context.Context) map[string]string
 }
 
-var _ JMALists = (*disaster.Client)(nil)
+var _ JMALists = (*jma.Client)(nil)
 
 // TxBeginner is a database that opens transactions; *pgxpool.Pool
 // satisfies it.
@@ -409,7 +410,7 @@ func (d *Disaster) Run(ctx context.Context, _ time.Time) error {
 		if ctx.Err() != nil {
 			return errors.Join(err, ctx.Err())
 		}
-		if err != nil && !errors.Is(err, disaster.ErrUnavailable) {
+		if err != nil && !errors.Is(err, jma.ErrUnavailable) {
 			errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
 		}
 		if rerr := d.record(ctx, s.name, now, err); rerr != nil {
@@ -509,7 +510,7 @@ func (d *Disaster) read(ctx context.Context, path string, parse func([]byte) err
 	}
 	if err := parse(body); err != nil {
 		d.o.JMA.Forget(path) // read it whole next time
-		return fmt.Errorf("%w: %w", disaster.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", jma.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -580,9 +581,9 @@ func (d *Disaster) pollTsunami(ctx context.Context, now time.Time) error {
 		if err != nil && !errors.Is(err, db.ErrNotFound) {
 			return err
 		}
-		r, err := d.o.JMA.TsunamiReport(ctx, e)
+		r, err := d.tsunamiReport(ctx, e)
 		if err != nil {
-			if !errors.Is(err, disaster.ErrUnavailable) {
+			if !errors.Is(err, jma.ErrUnavailable) {
 				d.badEntries(SourceTsunami, []disaster.BadEntry{{Key: e.ID, Err: err}})
 				continue
 			}
@@ -889,6 +890,15 @@ func sourcePath(kind, office string) string {
 func disasterNonce(kind, key string) string {
 	sum := sha256.Sum256([]byte(kind + "/" + key))
 	return hex.EncodeToString(sum[:10])
+}
+
+// tsunamiReport fetches and reads the detail file of e.
+func (d *Disaster) tsunamiReport(ctx context.Context, e disaster.TsunamiEntry) (disaster.TsunamiReport, error) {
+	body, err := d.o.JMA.Get(ctx, disaster.TsunamiReportPath(e))
+	if err != nil {
+		return disaster.TsunamiReport{}, err
+	}
+	return disaster.ParseTsunamiReport(e, body)
 }
 
 // Status is how the last reads of each list went, from any process.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/jma"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools/disasterinfo"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -32,7 +33,7 @@ func (a *app) buildDisaster() error {
 		dest.Discord = a.bot.Session()
 	}
 	a.disaster = scheduler.NewDisaster(scheduler.DisasterOptions{
-		JMA:  disaster.NewClient(disaster.ClientOptions{BaseURL: a.cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)}),
+		JMA:  jma.NewClient(jma.ClientOptions{BaseURL: a.cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)}),
 		DB:   a.db.pool,
 		Dest: dest, MinIntensity: least, Areas: cfg.QuakeAreas, Poll: cfg.QuakePoll, MaxAge: cfg.QuakeMaxAge,
 		MentionRole: cfg.QuakeMentionRole, MentionFrom: from,
