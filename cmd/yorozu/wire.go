@@ -63,7 +63,7 @@ type app struct {
 	tips      *scheduler.Tips
 	bot       *bot.Bot // nil when DISCORD_TOKEN is unset
 	web       *web.Server
-	jobsUI    *lazyJobsUI // River's UI under /jobs/, built on its first request
+	jobsUI    *scheduler.JobsUI // River's UI under /jobs/, built on its first request
 	metrics   *metrics.Metrics
 	chooser   *chat.Chooser     // the router with the persona and model in force; what both adapters call
 	settings  *web.Settings     // the admin page's live settings; nil when they could not be read

@@ -30,7 +30,7 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		ChannelSaved:  a.channelSaved,
 		ChannelLogSet: a.chanlog.Set,
 	}
-	a.jobsUI = a.newJobsUI()
+	a.jobsUI = a.sched.JobsUI(a.logger)
 	deps.Jobs = a.jobsUI
 	settings, err := web.NewSettings(ctx, a.db.pool, settingDefs(a.cfg))
 	if err != nil {
@@ -132,7 +132,7 @@ func (a *app) startWeb(ctx context.Context) error {
 			a.logger.Info("ADMIN_PASSWORD is set: removed the generated password's file", "path", file)
 		}
 	}
-	a.jobsUI.start(ctx)
+	a.jobsUI.Start(ctx)
 	return a.web.Start(ctx)
 }
 
