@@ -18,6 +18,7 @@ import (
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/health"
+	"github.com/yorozu-bot/yorozu/jma"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/chanlog"
@@ -59,6 +60,7 @@ type app struct {
 	// forecasts answers weather questions and the weather_forecast tool
 	// (one cache of JMA's answers for both).
 	forecasts *weather.Client
+	jma       *jma.Client         // the one client JMA is read with: forecasts and disaster information
 	disaster  *scheduler.Disaster // nil unless QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID is set
 	tips      *scheduler.Tips
 	bot       *bot.Bot // nil when DISCORD_TOKEN is unset
@@ -198,6 +200,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		return nil, err
 	}
 	a.sched = sched
+	a.jma = jma.NewClient(jma.ClientOptions{BaseURL: cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)})
 	if err := a.buildDisaster(); err != nil {
 		return nil, err
 	}
@@ -239,7 +242,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
+	a.forecasts = weather.NewClient(weather.ClientOptions{JMA: a.jma})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
@@ -299,7 +302,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	smalltalk := &chat.Smalltalk{Chat: conv, Tips: a.tips, Topics: a.memory, Logger: a.logger}
 	a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
 		// The post retries JMA itself: no remembered failure in its way.
-		Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}),
+		Forecasts: weather.NewClient(weather.ClientOptions{JMA: a.jma, FailureTTL: -1}),
 		Office:    cfg.WeatherAreaCode, Dest: a.dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
 		DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
 		Location: cfg.Location, Logger: a.logger,

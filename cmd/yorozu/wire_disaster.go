@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	"github.com/yorozu-bot/yorozu/disaster"
-	"github.com/yorozu-bot/yorozu/jma"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools/disasterinfo"
-	"github.com/yorozu-bot/yorozu/tools/fetch"
 	"github.com/yorozu-bot/yorozu/web"
 )
 
@@ -33,7 +31,7 @@ func (a *app) buildDisaster() error {
 		dest.Discord = a.bot.Session()
 	}
 	a.disaster = scheduler.NewDisaster(scheduler.DisasterOptions{
-		JMA:  jma.NewClient(jma.ClientOptions{BaseURL: a.cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)}),
+		JMA:  a.jma,
 		DB:   a.db.pool,
 		Dest: dest, MinIntensity: least, Areas: cfg.QuakeAreas, Poll: cfg.QuakePoll, MaxAge: cfg.QuakeMaxAge,
 		MentionRole: cfg.QuakeMentionRole, MentionFrom: from,
