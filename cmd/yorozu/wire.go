@@ -237,7 +237,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err := browse.Register(a.tools, browse.Deps{
 		Fetcher: fetcher, Searcher: a.search, Signer: signer,
 		MaxResultChars: llm.MaxResultChars,
-		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
+		Keeper:         chat.KeptDocs{Memory: a.memory, Logger: a.logger},
 		Location:       cfg.Location,
 	}); err != nil {
 		return err
@@ -269,7 +269,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.tools.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
 	// What web searches find becomes knowledge (in the background).
-	a.tools.After(knowledgeHook(a.memory))
+	a.tools.After(chat.KnowledgeHook(a.memory))
 	return nil
 }
 
