@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -107,30 +106,8 @@ func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
 // startWeb makes sure there is an admin password (writing a generated one
 // to DATA_DIR/admin-password, never to the log) and starts the HTTP server.
 func (a *app) startWeb(ctx context.Context) error {
-	pw, err := web.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
-	if err != nil {
-		return fmt.Errorf("admin password: %w", err)
-	}
-	file := passwordFile(a.cfg)
-	switch {
-	case pw.Generated != "":
-		if err := writePasswordFile(file, pw.Generated); err != nil {
-			a.logger.Error("admin page password generated but it could not be stored, so nobody knows it: "+
-				"set one with `yorozu admin set-password` (reads stdin) or ADMIN_PASSWORD", "path", file, "err", err)
-			break
-		}
-		a.logger.Warn("admin page password generated and written to a file only this user can read: log in at /login with it, "+
-			"then change it with `yorozu admin set-password` (reads stdin) or set ADMIN_PASSWORD (the file is removed then)", "path", file)
-	case a.cfg.AdminPassword != "":
-		if pw.Replaced {
-			a.logger.Info("ADMIN_PASSWORD replaced the stored admin password; every admin login was ended")
-		}
-		// A password generated before is no longer the one in force.
-		if removed, err := removePasswordFile(file); err != nil {
-			a.logger.Warn("ADMIN_PASSWORD is set, but the generated password's file could not be removed", "path", file, "err", err)
-		} else if removed {
-			a.logger.Info("ADMIN_PASSWORD is set: removed the generated password's file", "path", file)
-		}
+	if err := web.EnsurePasswordFile(ctx, a.db.pool, a.cfg.AdminPassword, web.PasswordFile(a.cfg.DataDir), a.logger); err != nil {
+		return err
 	}
 	a.jobsUI.Start(ctx)
 	return a.web.Start(ctx)
