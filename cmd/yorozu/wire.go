@@ -67,13 +67,13 @@ type app struct {
 	web       *web.Server
 	jobsUI    *scheduler.JobsUI // River's UI under /jobs/, built on its first request
 	metrics   *metrics.Metrics
-	chooser   *chat.Chooser     // the router with the persona and model in force; what both adapters call
-	settings  *web.Settings     // the admin page's live settings; nil when they could not be read
-	search    *liveSearcher     // the search backend in force
-	limiter   *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
-	health    *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
-	dbWatch   *db.Watch         // whether the database answers, said once per outage
-	chanlog   *chanlog.Log      // the channel log's ingester (/channel log on)
+	chooser   *chat.Chooser        // the router with the persona and model in force; what both adapters call
+	settings  *web.Settings        // the admin page's live settings; nil when they could not be read
+	search    *browse.LiveSearcher // the search backend in force
+	limiter   *chat.RateLimiter    // per-user turns, shared by Discord and the admin page's chat
+	health    *health.Checker      // DATA_DIR, Ollama and the models, checked in the background
+	dbWatch   *db.Watch            // whether the database answers, said once per outage
+	chanlog   *chanlog.Log         // the channel log's ingester (/channel log on)
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -227,8 +227,8 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("SEARCH_BACKEND: %w", err)
 	}
-	a.search = &liveSearcher{}
-	a.search.current.Store(&searcher)
+	a.search = &browse.LiveSearcher{}
+	a.search.Set(searcher)
 	secret, err := db.EnsureSetting(ctx, a.db.pool, tokenSecretKey, page.NewSecret())
 	if err != nil {
 		return err

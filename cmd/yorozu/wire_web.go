@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
@@ -61,7 +60,7 @@ func (a *app) applySettings(s *web.Settings, limiter *chat.RateLimiter) {
 		a.logger.Warn("search backend from the settings not usable; keeping the previous one", "err", err)
 		return
 	}
-	a.search.current.Store(&searcher)
+	a.search.Set(searcher)
 }
 
 // applyPostSettings puts the scheduled posts' settings in force. A bad
@@ -111,17 +110,6 @@ func (a *app) startWeb(ctx context.Context) error {
 	}
 	a.jobsUI.Start(ctx)
 	return a.web.Start(ctx)
-}
-
-// liveSearcher is the web search backend in force; the settings can
-// replace it while running.
-type liveSearcher struct {
-	current atomic.Pointer[browse.Searcher]
-}
-
-// Search asks the backend in force.
-func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]browse.Result, error) {
-	return (*l.current.Load()).Search(ctx, query, max)
 }
 
 // channelSaved puts a place's settings, as the admin page or a slash
