@@ -1,14 +1,12 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
@@ -125,7 +123,7 @@ func (d DisasterDest) post(ctx context.Context, m disasterMessage) (string, erro
 	}
 	if d.WebhookURL != "" {
 		m.Nonce = "" // webhooks take no nonce
-		raw, status, err := d.webhookStatus(ctx, http.MethodPost, withWait(d.WebhookURL), &m)
+		raw, status, err := d.webhook(ctx, http.MethodPost, "", "wait=true", &m)
 		switch {
 		case err != nil && status != 0 && status < 500:
 			return "", err // refused: Discord made nothing
@@ -169,7 +167,7 @@ func (d DisasterDest) find(ctx context.Context, content string, since time.Time)
 	}
 	channel, webhookID := d.ChannelID, ""
 	if d.WebhookURL != "" {
-		raw, _, err := d.webhookStatus(ctx, http.MethodGet, d.WebhookURL, nil)
+		raw, _, err := d.webhook(ctx, http.MethodGet, "", "", nil)
 		if err != nil {
 			return "", fmt.Errorf("find message: %w", err)
 		}
@@ -215,12 +213,7 @@ func (d DisasterDest) edit(ctx context.Context, id, content string) error {
 	defer cancel()
 	m := disasterMessage{Content: content, AllowedMentions: noPings()}
 	if d.WebhookURL != "" {
-		u, q, _ := strings.Cut(d.WebhookURL, "?")
-		u = strings.TrimSuffix(u, "/") + "/messages/" + id
-		if q != "" {
-			u += "?" + q
-		}
-		_, err := d.webhook(ctx, http.MethodPatch, u, m)
+		_, _, err := d.webhook(ctx, http.MethodPatch, "/messages/"+id, "", &m)
 		return err
 	}
 	endpoint := discordgo.EndpointChannelMessage(d.ChannelID, id)
@@ -239,54 +232,17 @@ func (d DisasterDest) deadline(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(ctx, t)
 }
 
-func withWait(u string) string {
-	if strings.Contains(u, "?") {
-		return u + "&wait=true"
-	}
-	return u + "?wait=true"
-}
-
-func (d DisasterDest) webhook(ctx context.Context, method, u string, m disasterMessage) ([]byte, error) {
-	raw, _, err := d.webhookStatus(ctx, method, u, &m)
-	return raw, err
-}
-
-// webhookStatus sends m (nil: no body) to the webhook URL u and returns
-// the answer's body and status (0 when none came).
-func (d DisasterDest) webhookStatus(ctx context.Context, method, u string, m *disasterMessage) ([]byte, int, error) {
-	var body io.Reader = http.NoBody
+// webhook sends m (nil: no body) to the webhook (see webhook.do).
+func (d DisasterDest) webhook(ctx context.Context, method, sub, query string, m *disasterMessage) ([]byte, int, error) {
+	var body []byte
 	if m != nil {
 		b, err := json.Marshal(m)
 		if err != nil {
 			return nil, 0, fmt.Errorf("webhook: encode: %w", err)
 		}
-		body = bytes.NewReader(b)
+		body = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return nil, 0, errors.New("webhook: invalid webhook URL") // never quote the token
-	}
-	if m != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := d.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var uerr interface{ Unwrap() error }
-		if errors.As(err, &uerr) {
-			err = uerr.Unwrap() // drop the *url.Error that quotes the token
-		}
-		return nil, 0, fmt.Errorf("webhook %s: %w", method, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return nil, resp.StatusCode, fmt.Errorf("webhook %s: %s: %s", method, resp.Status, strings.TrimSpace(string(raw[:min(len(raw), 512)])))
-	}
-	return raw, resp.StatusCode, nil
+	return webhook{url: d.WebhookURL, client: d.HTTPClient}.do(ctx, method, sub, query, "application/json", body)
 }
 
 func messageID(raw []byte) (string, error) {

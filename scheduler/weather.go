@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -99,36 +98,8 @@ func (d Destination) execWebhook(ctx context.Context, content string, files []*d
 	if err != nil {
 		return fmt.Errorf("post to webhook: encode: %w", err)
 	}
-	u := d.WebhookURL
-	if strings.Contains(u, "?") {
-		u += "&wait=true"
-	} else {
-		u += "?wait=true"
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		// The URL holds the webhook token: never quote it.
-		return errors.New("post to webhook: invalid webhook URL")
-	}
-	req.Header.Set("Content-Type", contentType)
-	hc := d.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var uerr interface{ Unwrap() error }
-		if errors.As(err, &uerr) {
-			err = uerr.Unwrap() // drop the *url.Error that quotes the token
-		}
-		return fmt.Errorf("post to webhook: %w", err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("post to webhook: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
+	_, _, err = webhook{url: d.WebhookURL, client: d.HTTPClient}.do(ctx, http.MethodPost, "", "wait=true", contentType, body)
+	return err
 }
 
 // Forecaster gives the forecast of a JMA office; *weather.Client satisfies it.
