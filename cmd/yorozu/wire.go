@@ -142,6 +142,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
+	a.router.Documents, a.router.Logger = a.memory, logger
 	a.chooser = &chat.Chooser{Router: a.router, Channels: d.pool, Logger: logger}
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
@@ -167,7 +168,6 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Reactions: cfg.Discord.Reactions,
 			ButtonKey: buttonKey,
 			Turns:     a.memory,
-			Documents: a.memory,
 		})
 		if err != nil {
 			return nil, err
