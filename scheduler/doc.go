@@ -20,7 +20,7 @@
 //     information (job_disaster.go), and the housekeeping jobs
 //     (job_purge.go, job_retention.go, job_chanlog_retention.go). Where a
 //     post goes — a webhook, whose token no error quotes, or a bot message
-//     — is job_webhook.go.
+//     — is job_webhook.go; the space a post belongs to, job_space.go.
 //
 // The jobs stay in this package rather than in packages of their own
 // because they run on the engine's internals (a claimed slot of a

@@ -125,7 +125,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
-		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
+		DefaultSpace: memory.OnlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
 		// Memory's background workers tag each turn and feed the pool.
 		Words: func(ctx context.Context, s memory.Space) memory.WordPool { return a.words.Pool(ctx, string(s)) },
@@ -291,10 +291,17 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 
 	// Both posts are always registered: the admin page may give them a
 	// destination (or take it away) while yorozu runs.
+	var guilds scheduler.ChannelGuilds
+	if a.bot != nil {
+		guilds = a.bot
+	}
+	postSpace := func(configured string, dest func() scheduler.Destination) func(context.Context) (string, error) {
+		return scheduler.PostSpace(configured, dest, guilds, a.memory, a.logger)
+	}
 	a.tips = scheduler.NewTips(scheduler.TipsOptions{
 		Topics: tipTopics{a.memory}, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: a.dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
-		Space: a.postSpace(cfg.TipsSpace, func() scheduler.Destination { return a.tips.Settings().Dest }),
+		Space: postSpace(cfg.TipsSpace, func() scheduler.Destination { return a.tips.Settings().Dest }),
 	})
 	if err := a.tips.Register(a.sched); err != nil {
 		return err
@@ -306,7 +313,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		Office:    cfg.WeatherAreaCode, Dest: a.dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
 		DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
 		Location: cfg.Location, Logger: a.logger,
-		Space: a.postSpace(cfg.WeatherSpace, func() scheduler.Destination { return a.weather.Settings().Dest }),
+		Space: postSpace(cfg.WeatherSpace, func() scheduler.Destination { return a.weather.Settings().Dest }),
 	})
 	if err := a.weather.Register(a.sched); err != nil {
 		return err
