@@ -21,7 +21,9 @@ func (g guildsOf) ChannelGuild(_ context.Context, channel string) (string, error
 
 type defaultSpace memory.Space
 
-func (d defaultSpace) DefaultSpace(context.Context) (memory.Space, error) { return memory.Space(d), nil }
+func (d defaultSpace) DefaultSpace(context.Context) (memory.Space, error) {
+	return memory.Space(d), nil
+}
 
 // A post's memories go to the server of its channel when the bot posts it;
 // a webhook's, or a channel that cannot be looked up, to the space set for
