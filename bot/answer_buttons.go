@@ -2,12 +2,7 @@ package bot
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -32,9 +27,6 @@ const (
 	actionAgain = "again" // 「再生成」
 )
 
-// answerSigLen is a signature's length in base64 characters (96 bits).
-const answerSigLen = 16
-
 // Texts of the answer buttons.
 const (
 	notAskerReply     = "このボタンを押せるのは、質問した人（またはメッセージの管理権限を持つ人）だけです。"
@@ -45,9 +37,6 @@ const (
 	againStaleReply   = "このあとに会話が進んでいるため、この回答は再生成できません。"
 )
 
-// errForgedAnswerButton is a custom id whose signature does not match.
-var errForgedAnswerButton = errors.New("the button's id is not one yorozu signed")
-
 // answerButton is what an answer button's custom id says.
 type answerButton struct {
 	action    string
@@ -56,26 +45,14 @@ type answerButton struct {
 }
 
 func (b *Bot) answerButtonID(a answerButton) string {
-	body := a.action + ":" + a.messageID + ":" + a.askerID
-	return answerButtonPrefix + body + ":" + signButton(b.opts.ButtonKey, body)
-}
-
-func signButton(key []byte, body string) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))[:answerSigLen]
+	return commands.ButtonSigner{Key: b.opts.ButtonKey}.ID(answerButtonPrefix, a.action, a.messageID, a.askerID)
 }
 
 // readAnswerButton checks a pressed answer button's custom id.
 func (b *Bot) readAnswerButton(customID string) (answerButton, error) {
-	rest, ok := strings.CutPrefix(customID, answerButtonPrefix)
-	parts := strings.Split(rest, ":")
-	if !ok || len(parts) != 4 || len(b.opts.ButtonKey) == 0 {
-		return answerButton{}, fmt.Errorf("button %q: not an answer button", customID)
-	}
-	body := strings.Join(parts[:3], ":")
-	if !hmac.Equal([]byte(parts[3]), []byte(signButton(b.opts.ButtonKey, body))) {
-		return answerButton{}, fmt.Errorf("button %q: %w", customID, errForgedAnswerButton)
+	parts, err := commands.ButtonSigner{Key: b.opts.ButtonKey}.Read(customID, answerButtonPrefix, 3)
+	if err != nil {
+		return answerButton{}, err
 	}
 	a := answerButton{action: parts[0], messageID: parts[1], askerID: parts[2]}
 	if (a.action != actionStop && a.action != actionAgain) || a.messageID == "" {

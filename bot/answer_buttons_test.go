@@ -118,7 +118,7 @@ func TestStopButton(t *testing.T) {
 	default:
 	}
 	// A forged id (another signature) is refused.
-	forged := stop.CustomID[:len(stop.CustomID)-answerSigLen] + "AAAAAAAAAAAAAAAA"
+	forged := stop.CustomID[:strings.LastIndex(stop.CustomID, ":")+1] + "AAAAAAAAAAAAAAAA"
 	fmsg := h.postButtons(chanID, forged)
 	i = h.srv.PressButton(chanID, fmsg, forged, &discordgo.User{ID: "7"}, 0)
 	if got := h.ephemeral(i); got != forgedButtonReply {

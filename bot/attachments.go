@@ -37,6 +37,9 @@ func (b *Bot) chatAttachments(list []*discordgo.MessageAttachment, replied bool)
 			URL: a.URL, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size,
 			Width: a.Width, Height: a.Height, Replied: replied,
 			Load: func(ctx context.Context) ([]byte, error) { return b.download(ctx, link) },
+			LoadDocument: func(ctx context.Context) ([]byte, error) {
+				return b.fetchFile(ctx, link, chat.MaxDocumentBytes, func(string) bool { return true })
+			},
 		})
 	}
 	return out

@@ -75,10 +75,6 @@ type Options struct {
 	// Turns forgets the turn an answer's 再生成 replaces; optional
 	// (without it the conversation keeps both answers).
 	Turns TurnForgetter
-	// Documents keeps the text of documents attached to a mention with
-	// the conversation; optional (without it documents are refused with a
-	// line).
-	Documents DocumentKeeper
 
 	// OutageWait is how long after it was sent a mention may wait for the
 	// database and still be answered; default 60 s.

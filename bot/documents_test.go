@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -29,6 +30,16 @@ func (f *fakeDocs) KeepFetched(_ context.Context, key memory.SessionKey, d memor
 	return db.FetchedFile{ID: int64(len(f.docs)), URL: d.URL, Title: d.Title}, nil
 }
 
+// withDocuments makes the bot's responder a router that reads documents
+// into docs (as yorozu's is) in front of the test's fake.
+func withDocuments(docs *fakeDocs) func(*Options) {
+	return func(o *Options) {
+		r := chat.NewRouter(chat.HandlerFunc(o.Responder.(*fakeResponder).Respond))
+		r.Documents = docs
+		o.Responder = r
+	}
+}
+
 func (h *harness) mentionWith(channel, text string, atts ...*discordgo.MessageAttachment) *discordgo.Message {
 	return h.srv.SendMessage(&discordgo.Message{
 		ChannelID: channel, GuildID: guildID,
@@ -44,12 +55,12 @@ func (h *harness) mentionWith(channel, text string, atts ...*discordgo.MessageAt
 func TestDocumentsAttached(t *testing.T) {
 	t.Parallel()
 	docs := &fakeDocs{}
-	h, _ := startFaulty(t, func(srv *discordtest.Server) { srv.AddChannel(chanID) }, func(o *Options) { o.Documents = docs })
+	h, _ := startFaulty(t, func(srv *discordtest.Server) { srv.AddChannel(chanID) }, withDocuments(docs))
 	h.resp.script = echo
 	csv := h.srv.AddAttachment("売上.csv", "text/csv; charset=utf-8", []byte("月,売上\n1月,120\n2月,95\n"))
 	huge := h.srv.AddAttachment("huge.csv", "text/csv", []byte("a,b\n"))
 	huge.Size = 30 << 20 // as Discord reports a 30 MB file
-	liar := h.srv.AddAttachment("liar.txt", "text/plain", bytes.Repeat([]byte("x"), maxDocumentBytes+1))
+	liar := h.srv.AddAttachment("liar.txt", "text/plain", bytes.Repeat([]byte("x"), chat.MaxDocumentBytes+1))
 	liar.Size = 100
 	zip := h.srv.AddAttachment("a.zip", "application/zip", []byte("PK"))
 	h.mentionWith(chanID, "2月の売上は？", csv, huge, liar, zip)
@@ -76,7 +87,7 @@ func TestDocumentsAttached(t *testing.T) {
 		}
 	}
 	if len(docs.docs) != 1 || docs.docs[0].Title != "売上.csv" || docs.docs[0].MediaType != "csv" ||
-		docs.docs[0].Tool != documentTool || strings.Contains(docs.docs[0].URL, "?") || docs.keys[0] != memory.DiscordChannel(chanID) {
+		docs.docs[0].Tool != "discord_attachment" || strings.Contains(docs.docs[0].URL, "?") || docs.keys[0] != memory.DiscordChannel(chanID) {
 		t.Fatalf("kept %+v under %v", docs.docs, docs.keys)
 	}
 	// A later question does not download the file again: the model reads
@@ -94,13 +105,13 @@ func TestDocumentsAttached(t *testing.T) {
 func TestDocumentPreview(t *testing.T) {
 	t.Parallel()
 	docs := &fakeDocs{}
-	h, _ := startFaulty(t, func(srv *discordtest.Server) { srv.AddChannel(chanID) }, func(o *Options) { o.Documents = docs })
+	h, _ := startFaulty(t, func(srv *discordtest.Server) { srv.AddChannel(chanID) }, withDocuments(docs))
 	h.resp.script = echo
-	long := h.srv.AddAttachment("本.txt", "text/plain", []byte(strings.Repeat("あ", documentPreviewRunes+10)))
+	long := h.srv.AddAttachment("本.txt", "text/plain", []byte(strings.Repeat("あ", 3010)))
 	h.mentionWith(chanID, "", long)
 	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) >= 1 })
 	req := h.resp.requests()[0]
-	if len(req.Documents) != 1 || !req.Documents[0].Part || req.Documents[0].Text != strings.Repeat("あ", documentPreviewRunes) {
-		t.Errorf("got %d documents, want the first %d characters of 本.txt, marked as part", len(req.Documents), documentPreviewRunes)
+	if len(req.Documents) != 1 || !req.Documents[0].Part || req.Documents[0].Text != strings.Repeat("あ", 3000) {
+		t.Errorf("got %d documents, want the first 3000 characters of 本.txt, marked as part", len(req.Documents))
 	}
 }

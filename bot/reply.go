@@ -450,8 +450,6 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 		}
 	}
 	req = b.prepare(ctx, req)
-	req, notes := b.withDocuments(ctx, req)
-	noted := false
 	emit := func(ev llm.Event) error {
 		if f, ok := ev.(llm.Failed); ok && chat.Stopped(ctx) {
 			// The pipeline reports the cancelled call; the user stopped it.
@@ -459,7 +457,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 		}
 		return r.emit(ev)
 	}
-	err := b.respond(ctx, req, withNotes(notes, emit, &noted))
+	err := b.respond(ctx, req, emit)
 	untrack()
 	if claim != nil {
 		if !claim.wait(context.WithoutCancel(ctx)) {
@@ -472,8 +470,6 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 		err = fmt.Errorf("%w: %w", chat.ErrStopped, err)
 	case err != nil && ctx.Err() != nil:
 		err = fmt.Errorf("%w: %w", errStopped, err)
-	case err == nil && !noted:
-		r.emit(llm.Text{Text: "\n\n" + strings.Join(notes, "\n")})
 	}
 	r.finish(err)
 	r.mu.Lock()

@@ -91,6 +91,10 @@ type Attachment struct {
 	// enforces where from). It is called only when the file is used: an
 	// image for a model that can see.
 	Load func(ctx context.Context) ([]byte, error)
+	// LoadDocument reads the file's bytes as a document: of any type, at
+	// most MaxDocumentBytes (the adapter enforces where from). It is called
+	// only for a file that is not an image and may be read (withDocuments).
+	LoadDocument func(ctx context.Context) ([]byte, error)
 }
 
 func (r Request) space() memory.Space {

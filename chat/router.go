@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,11 @@ type Router struct {
 	// past it ends with an error matching ErrTurnTimeout, in its Failed
 	// event too, so the adapter keeps what was written and adds a note.
 	TurnTimeout time.Duration
+	// Documents keeps the documents attached to a turn (see withDocuments);
+	// nil: they are not read, and the user is told so.
+	Documents DocumentKeeper
+	// Logger logs what could not be read; default slog.Default().
+	Logger *slog.Logger
 }
 
 // ErrTurnTimeout ends a turn that ran past the router's TurnTimeout.
@@ -112,6 +118,10 @@ func (r *Router) respond(ctx context.Context, req Request, name string, h Handle
 	}
 	for i := len(r.middleware) - 1; i >= 0; i-- {
 		h = r.middleware[i](name, h)
+	}
+	req, notes := r.withDocuments(ctx, req)
+	if len(notes) > 0 {
+		h = notedHandler{h: h, notes: notes}
 	}
 	if r.TurnTimeout <= 0 {
 		return h.Handle(ctx, req, emit)

@@ -1,40 +1,13 @@
 package config
 
 import (
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/yorozu-bot/yorozu/jma"
 )
-
-// Prefectures are Japan's prefectures in JMA's order: the name of code
-// "01" is Prefectures[0], of "47" Prefectures[46]. JMA's earthquake lists
-// name prefectures by these codes.
-var Prefectures = [47]string{
-	"北海道", "青森県", "岩手県", "宮城県", "秋田県", "山形県", "福島県",
-	"茨城県", "栃木県", "群馬県", "埼玉県", "千葉県", "東京都", "神奈川県",
-	"新潟県", "富山県", "石川県", "福井県", "山梨県", "長野県", "岐阜県",
-	"静岡県", "愛知県", "三重県", "滋賀県", "京都府", "大阪府", "兵庫県",
-	"奈良県", "和歌山県", "鳥取県", "島根県", "岡山県", "広島県", "山口県",
-	"徳島県", "香川県", "愛媛県", "高知県", "福岡県", "佐賀県", "長崎県",
-	"熊本県", "大分県", "宮崎県", "鹿児島県", "沖縄県",
-}
-
-// PrefectureName is the name of a two-digit prefecture code ("13" is
-// 東京都); "" for a code that is none.
-func PrefectureName(code string) string {
-	for i, name := range Prefectures {
-		if fmt.Sprintf("%02d", i+1) == code {
-			return name
-		}
-	}
-	return ""
-}
-
-// Intensities are JMA's seismic intensity scale (震度) as its lists write
-// it, weakest first.
-var Intensities = []string{"1", "2", "3", "4", "5-", "5+", "6-", "6+", "7"}
 
 // DisasterConfig is where and what of JMA's disaster information is posted:
 // earthquakes, tsunami and the weather warnings of WEATHER_AREA_CODE. Both
@@ -46,7 +19,7 @@ type DisasterConfig struct {
 	QuakeWebhookURL string
 	QuakeChannelID  string
 	// QuakeMinIntensity is the least intensity (JMA's notation, see
-	// Intensities) an earthquake must reach in QuakeAreas to be posted
+	// jma.Intensities) an earthquake must reach in QuakeAreas to be posted
 	// (QUAKE_MIN_INTENSITY, default "3"; 5弱 and 5- are the same).
 	QuakeMinIntensity string
 	// QuakeAreas are the prefectures of interest as two-digit codes
@@ -123,17 +96,10 @@ func (p *parser) disaster(hasToken bool) DisasterConfig {
 }
 
 // intensity reads a seismic intensity: JMA's "5-" or the Japanese "5弱",
-// full-width digits and a leading 震度 allowed.
+// full-width digits and a leading 震度 allowed (jma.ReadIntensity).
 func (p *parser) intensity(name, v, def string) string {
-	s := strings.TrimPrefix(strings.TrimSpace(v), "震度")
-	s = strings.Map(func(r rune) rune {
-		if r >= '０' && r <= '９' {
-			return r - '０' + '0'
-		}
-		return r
-	}, s)
-	s = strings.NewReplacer("弱", "-", "強", "+", "＋", "+", "－", "-").Replace(s)
-	if !slices.Contains(Intensities, s) {
+	s, ok := jma.ReadIntensity(v)
+	if !ok {
 		p.fail(name, "must be a seismic intensity (1, 2, 3, 4, 5-, 5+, 6-, 6+, 7; 5弱 and 5強 also read), got %q", v)
 		return def
 	}
@@ -149,15 +115,8 @@ func (p *parser) prefectures(name string) []string {
 		if v == "" {
 			continue
 		}
-		code := ""
-		for i, pref := range Prefectures {
-			c := fmt.Sprintf("%02d", i+1)
-			if v == c || v == fmt.Sprint(i+1) || v == pref || v+"都" == pref || v+"府" == pref || v+"県" == pref {
-				code = c
-				break
-			}
-		}
-		if code == "" {
+		code, ok := jma.PrefectureCode(v)
+		if !ok {
 			p.fail(name, "must be comma-separated prefecture codes (01–47) or names (東京都, 大阪), got %q", v)
 			return nil
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // Source is the attribution every post carries.
@@ -212,7 +212,7 @@ func (r TsunamiReport) Relevant(areas []string) bool {
 // OfficeName is the prefecture of an office code (130000 東京都).
 func OfficeName(office string) string {
 	if len(office) >= 2 {
-		if n := config.PrefectureName(office[:2]); n != "" {
+		if n := jma.PrefectureName(office[:2]); n != "" {
 			return n
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // JST is Japan's time, in which JMA reports and posts show times.
@@ -32,7 +32,7 @@ func ParseIntensity(s string) (Intensity, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if i := slices.Index(config.Intensities, s); i >= 0 {
+	if i := slices.Index(jma.Intensities, s); i >= 0 {
 		return Intensity(i + 1), nil
 	}
 	return 0, fmt.Errorf("intensity %q is not on JMA's scale", s)
@@ -81,7 +81,7 @@ type PrefIntensity struct {
 
 // Name is the prefecture's name (東京都), or its code when unknown.
 func (p PrefIntensity) Name() string {
-	if n := config.PrefectureName(p.Code); n != "" {
+	if n := jma.PrefectureName(p.Code); n != "" {
 		return n
 	}
 	return p.Code

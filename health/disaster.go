@@ -7,6 +7,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // doctorDisaster checks the disaster posts when they are on: where they go
@@ -47,7 +48,7 @@ func doctorDisaster(ctx context.Context, cfg *config.Config) []finding {
 	}
 	out = append(out, f)
 
-	jma := disaster.NewClient(disaster.ClientOptions{BaseURL: cfg.JMABaseURL})
+	client := jma.NewClient(jma.ClientOptions{BaseURL: cfg.JMABaseURL})
 	for _, l := range []struct {
 		ja, en, path string
 		parse        func([]byte) error
@@ -58,7 +59,7 @@ func doctorDisaster(ctx context.Context, cfg *config.Config) []finding {
 			func(b []byte) error { _, err := disaster.ParseWarnings(cfg.WeatherAreaCode, b); return err }},
 	} {
 		f := finding{group: "disaster", label: "JMA " + l.path}
-		body, err := jma.Get(cctx, l.path)
+		body, err := client.Get(cctx, l.path)
 		if err == nil {
 			err = l.parse(body)
 		}

@@ -79,3 +79,13 @@ func (m *Memory) space(ctx context.Context, s Space) (Space, error) {
 // DefaultSpace is the space of web chats and posts that name none (see
 // Options.DefaultSpace).
 func (m *Memory) DefaultSpace(ctx context.Context) (Space, error) { return m.space(ctx, "") }
+
+// OnlyGuildSpace is the default space (Options.DefaultSpace) when
+// DISCORD_GUILDS names exactly one server; otherwise "", and memory picks it
+// (the only server that has used the bot, else the web space).
+func OnlyGuildSpace(guilds []string) Space {
+	if len(guilds) == 1 {
+		return GuildSpace(guilds[0])
+	}
+	return ""
+}

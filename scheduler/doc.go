@@ -2,6 +2,32 @@
 // the app's Postgres pool that delivers reminders and runs named jobs, some of
 // them on cron schedules.
 //
+// # Where things are
+//
+// The package holds two things, told apart by file name:
+//
+//   - The engine, in files without a prefix: the River client and its
+//     start and stop (scheduler.go, client.go), named and periodic jobs
+//     (jobs.go), settings a running job takes from the admin page
+//     (live.go), the planner that inserts the jobs of repeating reminders
+//     coming near (plan.go), users' time zones (timezone.go), the
+//     registration of the housekeeping jobs (housekeeping.go) and River's
+//     job UI (jobs_ui.go).
+//   - What each job does and posts, in job_*.go: reminders
+//     (job_reminder*.go: the service commands and tools call, delivery,
+//     repeating schedules, the buttons on a delivered reminder), the
+//     weather post (job_weather.go), tips (job_tips.go), JMA's disaster
+//     information (job_disaster.go), and the housekeeping jobs
+//     (job_purge.go, job_retention.go, job_chanlog_retention.go). Where a
+//     post goes — a webhook, whose token no error quotes, or a bot message
+//     — is job_webhook.go; the space a post belongs to, job_space.go.
+//
+// The jobs stay in this package rather than in packages of their own
+// because they run on the engine's internals (a claimed slot of a
+// periodic job, live settings, the River client inside a transaction);
+// what they read and write lives in the packages below (db, weather,
+// disaster, memory, llm).
+//
 // # Timing
 //
 // River moves a scheduled job to "available" when its leader's scheduler

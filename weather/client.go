@@ -2,35 +2,37 @@ package weather
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // ErrUnavailable is returned when JMA cannot be reached or answers with an
-// error: the caller may retry later.
-var ErrUnavailable = errors.New("jma unavailable")
+// error: the caller may retry later. It is jma's.
+var ErrUnavailable = jma.ErrUnavailable
 
 // Defaults of ClientOptions.
 const (
-	DefaultBaseURL  = "https://www.jma.go.jp/bosai/"
 	DefaultTimeout  = 10 * time.Second
 	DefaultCacheTTL = 30 * time.Minute
 	// DefaultFailureTTL is how long a failed fetch is remembered: questions
 	// in that time get the same error without a request (or a DNS lookup).
 	DefaultFailureTTL = time.Minute
-	maxBody           = 2 << 20
 )
 
 // ClientOptions configures a Client.
 type ClientOptions struct {
-	// BaseURL is the API root (JMA_BASE_URL); default DefaultBaseURL.
+	// JMA reads the API, shared with the disaster poll. Nil: one made of
+	// BaseURL and HTTPClient.
+	JMA *jma.Client
+	// BaseURL is the API root (JMA_BASE_URL) when JMA is nil; default
+	// jma.DefaultBaseURL.
 	BaseURL string
-	// HTTPClient makes the requests; default http.DefaultClient.
+	// HTTPClient makes the requests when JMA is nil; default
+	// http.DefaultClient.
 	HTTPClient *http.Client
 	// Timeout bounds one fetch (forecast and overview); default DefaultTimeout.
 	Timeout time.Duration
@@ -63,14 +65,8 @@ type cached struct {
 
 // NewClient returns a Client; zero options take their defaults.
 func NewClient(opts ClientOptions) *Client {
-	if opts.BaseURL == "" {
-		opts.BaseURL = DefaultBaseURL
-	}
-	if !strings.HasSuffix(opts.BaseURL, "/") {
-		opts.BaseURL += "/"
-	}
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = http.DefaultClient
+	if opts.JMA == nil {
+		opts.JMA = jma.NewClient(jma.ClientOptions{BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient})
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -134,7 +130,7 @@ func (c *Client) fetch(ctx context.Context, p Place, lenient bool) (*Forecast, e
 	office := p.Office
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	body, err := c.get(ctx, "forecast/data/forecast/"+office+".json")
+	body, err := c.opts.JMA.Get(ctx, "forecast/data/forecast/"+office+".json")
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}
@@ -147,29 +143,8 @@ func (c *Client) fetch(ctx context.Context, p Place, lenient bool) (*Forecast, e
 	if err != nil {
 		return nil, fmt.Errorf("forecast %s: %w", office, err)
 	}
-	if ov, err := c.get(ctx, "forecast/data/overview_forecast/"+office+".json"); err == nil {
+	if ov, err := c.opts.JMA.Get(ctx, "forecast/data/overview_forecast/"+office+".json"); err == nil {
 		_ = f.ParseOverview(ov) // best effort, as the fetch
 	}
 	return f, nil
-}
-
-func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.BaseURL+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.opts.HTTPClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: GET %s: %s", ErrUnavailable, path, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, fmt.Errorf("%w: read %s: %w", ErrUnavailable, path, err)
-	}
-	return body, nil
 }

@@ -73,8 +73,10 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		t.Fatal(err)
 	}
 	limiter := chat.NewRateLimiter(100, time.Minute)
+	router := chat.NewRouter(conv)
+	router.Documents = mem
 	serverOpts := Options{Pool: pool, Deps: Deps{
-		Chat:      chat.NewRouter(conv),
+		Chat:      router,
 		Memory:    mem,
 		Limiter:   limiter,
 		Reminders: reminderStore{pool},

@@ -40,6 +40,10 @@ type streamRequest struct {
 	// Images are pictures uploaded or pasted with the message; the chat
 	// handler checks and prepares them as it does Discord's.
 	Images []imageUpload `json:"images"`
+	// Files are documents uploaded with the message (text, Markdown, CSV,
+	// JSON, HTML, PDF): read and kept by the chat handler as Discord's
+	// attached files are, at most chat.MaxDocumentBytes in all.
+	Files []imageUpload `json:"files"`
 	// Regenerate is an answer of the conversation to write again (the
 	// question it answered is asked again); Edit is a user message of it to
 	// send again as Message. Either keeps what was there from that point on
@@ -48,7 +52,8 @@ type streamRequest struct {
 	Edit       int64 `json:"edit"`
 }
 
-// imageUpload is one picture sent with a message: its bytes in base64.
+// imageUpload is one file sent with a message, a picture (Images) or a
+// document (Files): its bytes in base64.
 type imageUpload struct {
 	Name string `json:"name"`
 	Type string `json:"type"` // content type, e.g. image/png
@@ -56,20 +61,25 @@ type imageUpload struct {
 }
 
 // maxStreamBody bounds POST /chat/stream: the images' limit (each at
-// most vision.MaxBytes, in base64) with room for the message.
-const maxStreamBody = vision.MaxImages*vision.MaxBytes*4/3 + maxBody
+// most vision.MaxBytes) and the documents' (chat.MaxDocumentBytes in all),
+// in base64, with room for the message.
+const maxStreamBody = (vision.MaxImages*vision.MaxBytes+chat.MaxDocumentBytes)*4/3 + maxBody
 
-// attachments turns the uploads into the request's attachments.
+// attachments turns the uploads into the request's attachments: the chat
+// handler takes the pictures for the model's eyes and reads the rest as
+// documents.
 func (req streamRequest) attachments() []chat.Attachment {
-	out := make([]chat.Attachment, 0, len(req.Images))
-	for i, img := range req.Images {
-		data, name := img.Data, strings.TrimSpace(img.Name)
-		if name == "" {
+	out := make([]chat.Attachment, 0, len(req.Images)+len(req.Files))
+	for i, up := range append(append([]imageUpload(nil), req.Images...), req.Files...) {
+		data, name := up.Data, strings.TrimSpace(up.Name)
+		if name == "" && i < len(req.Images) {
 			name = fmt.Sprintf("image-%d", i+1)
+		} else if name == "" {
+			name = fmt.Sprintf("file-%d", i-len(req.Images)+1)
 		}
+		load := func(context.Context) ([]byte, error) { return data, nil }
 		out = append(out, chat.Attachment{
-			Filename: name, ContentType: img.Type, Size: len(data),
-			Load: func(context.Context) ([]byte, error) { return data, nil },
+			Filename: name, ContentType: up.Type, Size: len(data), Load: load, LoadDocument: load,
 		})
 	}
 	return out
@@ -156,13 +166,19 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Message = strings.TrimSpace(req.Message)
-	if req.Message == "" && len(req.Images) == 0 && req.Regenerate == 0 {
+	if req.Message == "" && len(req.Images) == 0 && len(req.Files) == 0 && req.Regenerate == 0 {
 		writeFieldError(w, "message", "メッセージを入力してください")
 		return
 	}
 	for i, img := range req.Images {
 		if len(img.Data) == 0 {
 			writeFieldError(w, fmt.Sprintf("images[%d].data", i), "画像のデータがありません")
+			return
+		}
+	}
+	for i, f := range req.Files {
+		if len(f.Data) == 0 {
+			writeFieldError(w, fmt.Sprintf("files[%d].data", i), "ファイルのデータがありません")
 			return
 		}
 	}
@@ -380,10 +396,13 @@ func argsDetail(args string) string {
 }
 
 // title is the title of a conversation that starts with req: its text,
-// or the first image's name.
+// or the first image's name, or the first file's.
 func (req streamRequest) title() string {
 	if req.Message == "" && len(req.Images) > 0 {
 		return titleFrom("画像: " + req.attachments()[0].Filename)
+	}
+	if req.Message == "" && len(req.Files) > 0 {
+		return titleFrom("ファイル: " + req.attachments()[0].Filename)
 	}
 	return titleFrom(req.Message)
 }

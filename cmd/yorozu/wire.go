@@ -18,6 +18,7 @@ import (
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/health"
+	"github.com/yorozu-bot/yorozu/jma"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/chanlog"
@@ -59,19 +60,20 @@ type app struct {
 	// forecasts answers weather questions and the weather_forecast tool
 	// (one cache of JMA's answers for both).
 	forecasts *weather.Client
+	jma       *jma.Client         // the one client JMA is read with: forecasts and disaster information
 	disaster  *scheduler.Disaster // nil unless QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID is set
 	tips      *scheduler.Tips
 	bot       *bot.Bot // nil when DISCORD_TOKEN is unset
 	web       *web.Server
-	jobsUI    *lazyJobsUI // River's UI under /jobs/, built on its first request
+	jobsUI    *scheduler.JobsUI // River's UI under /jobs/, built on its first request
 	metrics   *metrics.Metrics
-	chooser   *chat.Chooser     // the router with the persona and model in force; what both adapters call
-	settings  *web.Settings     // the admin page's live settings; nil when they could not be read
-	search    *liveSearcher     // the search backend in force
-	limiter   *chat.RateLimiter // per-user turns, shared by Discord and the admin page's chat
-	health    *health.Checker   // DATA_DIR, Ollama and the models, checked in the background
-	dbWatch   *db.Watch         // whether the database answers, said once per outage
-	chanlog   *chanlog.Log      // the channel log's ingester (/channel log on)
+	chooser   *chat.Chooser        // the router with the persona and model in force; what both adapters call
+	settings  *web.Settings        // the admin page's live settings; nil when they could not be read
+	search    *browse.LiveSearcher // the search backend in force
+	limiter   *chat.RateLimiter    // per-user turns, shared by Discord and the admin page's chat
+	health    *health.Checker      // DATA_DIR, Ollama and the models, checked in the background
+	dbWatch   *db.Watch            // whether the database answers, said once per outage
+	chanlog   *chanlog.Log         // the channel log's ingester (/channel log on)
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -123,7 +125,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
-		DefaultSpace: onlyGuildSpace(cfg.DiscordGuilds),
+		DefaultSpace: memory.OnlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
 		// Memory's background workers tag each turn and feed the pool.
 		Words: func(ctx context.Context, s memory.Space) memory.WordPool { return a.words.Pool(ctx, string(s)) },
@@ -140,6 +142,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.tools = tools.NewRegistry()
 	conv := &chat.Conversation{Store: a.memory, Pipeline: a.llm, Model: cfg.DefaultModel, Tools: a.tools, Logger: logger}
 	a.router = chat.NewRouter(conv)
+	a.router.Documents, a.router.Logger = a.memory, logger
 	a.chooser = &chat.Chooser{Router: a.router, Channels: d.pool, Logger: logger}
 	a.router.TurnTimeout = cfg.TurnTimeout
 	a.router.Use(a.metrics.Turns)
@@ -165,7 +168,6 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Reactions: cfg.Discord.Reactions,
 			ButtonKey: buttonKey,
 			Turns:     a.memory,
-			Documents: a.memory,
 		})
 		if err != nil {
 			return nil, err
@@ -198,6 +200,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		return nil, err
 	}
 	a.sched = sched
+	a.jma = jma.NewClient(jma.ClientOptions{BaseURL: cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)})
 	if err := a.buildDisaster(); err != nil {
 		return nil, err
 	}
@@ -224,8 +227,8 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("SEARCH_BACKEND: %w", err)
 	}
-	a.search = &liveSearcher{}
-	a.search.current.Store(&searcher)
+	a.search = &browse.LiveSearcher{}
+	a.search.Set(searcher)
 	secret, err := db.EnsureSetting(ctx, a.db.pool, tokenSecretKey, page.NewSecret())
 	if err != nil {
 		return err
@@ -234,12 +237,12 @@ func (a *app) buildTools(ctx context.Context) error {
 	if err := browse.Register(a.tools, browse.Deps{
 		Fetcher: fetcher, Searcher: a.search, Signer: signer,
 		MaxResultChars: llm.MaxResultChars,
-		Keeper:         keptDocs{memory: a.memory, logger: a.logger},
+		Keeper:         chat.KeptDocs{Memory: a.memory, Logger: a.logger},
 		Location:       cfg.Location,
 	}); err != nil {
 		return err
 	}
-	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
+	a.forecasts = weather.NewClient(weather.ClientOptions{JMA: a.jma})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
@@ -266,7 +269,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.tools.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
 	// What web searches find becomes knowledge (in the background).
-	a.tools.After(knowledgeHook(a.memory))
+	a.tools.After(chat.KnowledgeHook(a.memory))
 	return nil
 }
 
@@ -288,10 +291,17 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 
 	// Both posts are always registered: the admin page may give them a
 	// destination (or take it away) while yorozu runs.
+	var guilds scheduler.ChannelGuilds
+	if a.bot != nil {
+		guilds = a.bot
+	}
+	postSpace := func(configured string, dest func() scheduler.Destination) func(context.Context) (string, error) {
+		return scheduler.PostSpace(configured, dest, guilds, a.memory, a.logger)
+	}
 	a.tips = scheduler.NewTips(scheduler.TipsOptions{
 		Topics: tipTopics{a.memory}, Pipeline: a.llm, Model: cfg.DefaultModel, Dest: a.dest(cfg.TipsWebhookURL, cfg.TipsChannelID),
 		DB: a.db.pool, Cron: cfg.TipsCron, Location: cfg.Location, Logger: a.logger,
-		Space: a.postSpace(cfg.TipsSpace, func() scheduler.Destination { return a.tips.Settings().Dest }),
+		Space: postSpace(cfg.TipsSpace, func() scheduler.Destination { return a.tips.Settings().Dest }),
 	})
 	if err := a.tips.Register(a.sched); err != nil {
 		return err
@@ -299,11 +309,11 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	smalltalk := &chat.Smalltalk{Chat: conv, Tips: a.tips, Topics: a.memory, Logger: a.logger}
 	a.weather = scheduler.NewWeather(scheduler.WeatherOptions{
 		// The post retries JMA itself: no remembered failure in its way.
-		Forecasts: weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}),
+		Forecasts: weather.NewClient(weather.ClientOptions{JMA: a.jma, FailureTTL: -1}),
 		Office:    cfg.WeatherAreaCode, Dest: a.dest(cfg.WeatherWebhookURL, cfg.WeatherChannelID),
 		DB: a.db.pool, Pipeline: a.llm, Model: cfg.WeatherNotifyModel, Cron: cfg.WeatherCron,
 		Location: cfg.Location, Logger: a.logger,
-		Space: a.postSpace(cfg.WeatherSpace, func() scheduler.Destination { return a.weather.Settings().Dest }),
+		Space: postSpace(cfg.WeatherSpace, func() scheduler.Destination { return a.weather.Settings().Dest }),
 	})
 	if err := a.weather.Register(a.sched); err != nil {
 		return err

@@ -6,8 +6,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/disaster"
 	"github.com/yorozu-bot/yorozu/scheduler"
-	disastertool "github.com/yorozu-bot/yorozu/tools/disaster"
-	"github.com/yorozu-bot/yorozu/tools/fetch"
+	"github.com/yorozu-bot/yorozu/tools/disasterinfo"
 	"github.com/yorozu-bot/yorozu/web"
 )
 
@@ -32,7 +31,7 @@ func (a *app) buildDisaster() error {
 		dest.Discord = a.bot.Session()
 	}
 	a.disaster = scheduler.NewDisaster(scheduler.DisasterOptions{
-		JMA:  disaster.NewClient(disaster.ClientOptions{BaseURL: a.cfg.JMABaseURL, UserAgent: fetch.UserAgent(version)}),
+		JMA:  a.jma,
 		DB:   a.db.pool,
 		Dest: dest, MinIntensity: least, Areas: cfg.QuakeAreas, Poll: cfg.QuakePoll, MaxAge: cfg.QuakeMaxAge,
 		MentionRole: cfg.QuakeMentionRole, MentionFrom: from,
@@ -42,7 +41,7 @@ func (a *app) buildDisaster() error {
 	if err := a.disaster.Register(a.sched); err != nil {
 		return err
 	}
-	return a.tools.Register(disastertool.Tool(a.db.pool, a.cfg.Location, clock))
+	return a.tools.Register(disasterinfo.Tool(a.db.pool, a.cfg.Location, clock))
 }
 
 // disasterChecks is the disaster part of /readyz, only when it is on: a JMA

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,30 +17,12 @@ import (
 // newLogger writes LOG_FORMAT lines to w; a line logged with a turn's
 // context carries its turn_id.
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{ReplaceAttr: redactURLs}
+	opts := &slog.HandlerOptions{ReplaceAttr: config.RedactAttr}
 	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(turnIDHandler{h})
-}
-
-// turnIDHandler adds the turn_id of the record's context, if any.
-type turnIDHandler struct{ slog.Handler }
-
-func (h turnIDHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := chat.TurnID(ctx); id != "" {
-		r.AddAttrs(slog.String("turn_id", id))
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h turnIDHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return turnIDHandler{h.Handler.WithAttrs(as)}
-}
-
-func (h turnIDHandler) WithGroup(name string) slog.Handler {
-	return turnIDHandler{h.Handler.WithGroup(name)}
+	return slog.New(chat.TurnLogHandler(h))
 }
 
 // newMetrics makes the registry; its gauges read the app's parts when

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
@@ -30,7 +28,7 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		ChannelSaved:  a.channelSaved,
 		ChannelLogSet: a.chanlog.Set,
 	}
-	a.jobsUI = a.newJobsUI()
+	a.jobsUI = a.sched.JobsUI(a.logger)
 	deps.Jobs = a.jobsUI
 	settings, err := web.NewSettings(ctx, a.db.pool, settingDefs(a.cfg))
 	if err != nil {
@@ -62,7 +60,7 @@ func (a *app) applySettings(s *web.Settings, limiter *chat.RateLimiter) {
 		a.logger.Warn("search backend from the settings not usable; keeping the previous one", "err", err)
 		return
 	}
-	a.search.current.Store(&searcher)
+	a.search.Set(searcher)
 }
 
 // applyPostSettings puts the scheduled posts' settings in force. A bad
@@ -107,44 +105,11 @@ func (a *app) newSearcher(backend, url, key string) (browse.Searcher, error) {
 // startWeb makes sure there is an admin password (writing a generated one
 // to DATA_DIR/admin-password, never to the log) and starts the HTTP server.
 func (a *app) startWeb(ctx context.Context) error {
-	pw, err := web.EnsurePassword(ctx, a.db.pool, a.cfg.AdminPassword)
-	if err != nil {
-		return fmt.Errorf("admin password: %w", err)
+	if err := web.EnsurePasswordFile(ctx, a.db.pool, a.cfg.AdminPassword, web.PasswordFile(a.cfg.DataDir), a.logger); err != nil {
+		return err
 	}
-	file := passwordFile(a.cfg)
-	switch {
-	case pw.Generated != "":
-		if err := writePasswordFile(file, pw.Generated); err != nil {
-			a.logger.Error("admin page password generated but it could not be stored, so nobody knows it: "+
-				"set one with `yorozu admin set-password` (reads stdin) or ADMIN_PASSWORD", "path", file, "err", err)
-			break
-		}
-		a.logger.Warn("admin page password generated and written to a file only this user can read: log in at /login with it, "+
-			"then change it with `yorozu admin set-password` (reads stdin) or set ADMIN_PASSWORD (the file is removed then)", "path", file)
-	case a.cfg.AdminPassword != "":
-		if pw.Replaced {
-			a.logger.Info("ADMIN_PASSWORD replaced the stored admin password; every admin login was ended")
-		}
-		// A password generated before is no longer the one in force.
-		if removed, err := removePasswordFile(file); err != nil {
-			a.logger.Warn("ADMIN_PASSWORD is set, but the generated password's file could not be removed", "path", file, "err", err)
-		} else if removed {
-			a.logger.Info("ADMIN_PASSWORD is set: removed the generated password's file", "path", file)
-		}
-	}
-	a.jobsUI.start(ctx)
+	a.jobsUI.Start(ctx)
 	return a.web.Start(ctx)
-}
-
-// liveSearcher is the web search backend in force; the settings can
-// replace it while running.
-type liveSearcher struct {
-	current atomic.Pointer[browse.Searcher]
-}
-
-// Search asks the backend in force.
-func (l *liveSearcher) Search(ctx context.Context, query string, max int) ([]browse.Result, error) {
-	return (*l.current.Load()).Search(ctx, query, max)
 }
 
 // channelSaved puts a place's settings, as the admin page or a slash

@@ -14,7 +14,7 @@ const state = {
 	linked: new Set(), // page ids linked to the current session (or to the next new one)
 	busy: null, // the turn shown as it runs: { ctl (aborting it only stops watching), session }
 	composing: false, // an IME composition is under way in the input
-	images: [], // pictures to send with the next message: { file, url }
+	images: [], // files to send with the next message: { file, url } (url: a picture's preview; none for a document)
 	// Messages sent while an answer is being written, oldest first: each is
 	// sent once the answer before it has ended. { text, images, node }
 	queue: [],
@@ -26,6 +26,24 @@ const state = {
 const maxImages = 4;
 const maxImageBytes = 10 << 20;
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+// Documents the chat handler reads (chat package): by extension, as it does;
+// at most 10 MB in all, 4 at a time.
+const documentExts = ['txt', 'text', 'md', 'markdown', 'csv', 'json', 'html', 'htm', 'pdf'];
+const documentTypes = ['text/plain', 'text/markdown', 'text/csv', 'text/html', 'application/json', 'application/pdf'];
+const maxDocuments = 4;
+const maxDocumentBytes = 10 << 20;
+
+function isDocument(f) {
+	const ext = (f.name || '').toLowerCase().split('.').pop();
+	return documentExts.includes(ext) || documentTypes.includes(f.type);
+}
+
+// preview is what shows a file waiting to be sent, or sent: a picture's
+// thumbnail, or a document's name.
+function preview(img) {
+	if (!img.url) return el('span', { class: 'file-chip', title: '文書' }, img.file.name);
+	return el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' });
+}
 
 // chatSpace is the space of the conversation shown: its own, or the one
 // picked for a new conversation.
@@ -532,11 +550,20 @@ async function stop() {
 
 function addImages(files) {
 	for (const f of files) {
-		if (!imageTypes.includes(f.type)) {
-			toast(`${f.name || '画像'}: PNG・JPEG・WebP・GIF の画像だけ送れます。`);
+		const docs = state.images.filter((i) => !i.url);
+		if (!imageTypes.includes(f.type) && isDocument(f)) {
+			if (docs.length >= maxDocuments) {
+				toast(`文書は 1 回に ${maxDocuments} 件までです。`);
+			} else if (docs.reduce((n, d) => n + d.file.size, f.size) > maxDocumentBytes) {
+				toast(`${f.name}: 文書は合わせて 10 MB までです。`);
+			} else {
+				state.images.push({ file: f, url: null });
+			}
+		} else if (!imageTypes.includes(f.type)) {
+			toast(`${f.name || '画像'}: 送れるのは PNG・JPEG・WebP・GIF の画像と、テキスト・Markdown・CSV・JSON・HTML・PDF の文書です。`);
 		} else if (f.size > maxImageBytes) {
 			toast(`${f.name || '画像'}: 10 MB を超える画像は送れません。`);
-		} else if (state.images.length >= maxImages) {
+		} else if (state.images.filter((i) => i.url).length >= maxImages) {
 			toast(`画像は 1 回に ${maxImages} 枚までです。`);
 			break;
 		} else {
@@ -550,18 +577,19 @@ function renderImages() {
 	const box = $('pending-images');
 	box.hidden = !state.images.length;
 	box.replaceChildren(...state.images.map((img, i) => el('li', {},
-		el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }),
+		preview(img),
 		el('button', {
 			type: 'button', class: 'link', 'aria-label': `${img.file.name || '画像'} を外す`,
 			onclick: () => {
-				URL.revokeObjectURL(img.url);
+				if (img.url) URL.revokeObjectURL(img.url);
 				state.images.splice(i, 1);
 				renderImages();
 			},
 		}, '×'))));
 }
 
-// upload reads a picture for the JSON body: its bytes in base64.
+// upload reads a picture or a document for the JSON body: its bytes in
+// base64.
 function upload(img) {
 	return new Promise((resolve, reject) => {
 		const r = new FileReader();
@@ -604,10 +632,7 @@ async function send(text, version, images = version ? [] : state.images) {
 	box.querySelector('.empty')?.remove();
 	const u = bubble('user');
 	u.body.textContent = text;
-	if (images.length) {
-		u.body.append(el('div', { class: 'thumbs' }, images.map((img) =>
-			el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }))));
-	}
+	if (images.length) u.body.append(el('div', { class: 'thumbs' }, images.map(preview)));
 	const a = bubble('assistant');
 	a.body.append(el('span', { class: 'muted' }, '…'));
 	box.append(u.node, a.node);
@@ -616,7 +641,10 @@ async function send(text, version, images = version ? [] : state.images) {
 
 	const view = answerView(a);
 	const body = { message: text, ...version };
-	if (uploads.length) body.images = uploads;
+	const pictures = uploads.filter((_, i) => images[i].url);
+	const documents = uploads.filter((_, i) => !images[i].url);
+	if (pictures.length) body.images = pictures;
+	if (documents.length) body.files = documents;
 	if (state.current != null) body.session_id = state.current;
 	else {
 		body.space = state.space;
@@ -691,10 +719,7 @@ function enqueue(text) {
 	b.node.classList.add('queued');
 	b.node.querySelector('.who').append(' ', el('span', { class: 'badge waiting' }, '送信待ち'));
 	b.body.textContent = text;
-	if (images.length) {
-		b.body.append(el('div', { class: 'thumbs' }, images.map((img) =>
-			el('img', { src: img.url, alt: img.file.name || '貼り付けた画像', class: 'thumb' }))));
-	}
+	if (images.length) b.body.append(el('div', { class: 'thumbs' }, images.map(preview)));
 	const item = { text, images, node: b.node };
 	b.actions.append(el('button', {
 		type: 'button', class: 'link small', onclick: () => {
@@ -735,7 +760,7 @@ function unqueue(first) {
 		q.node?.remove();
 		for (const img of q.images) if (!state.images.includes(img)) state.images.push(img);
 	}
-	state.images = state.images.slice(0, maxImages);
+	state.images = [...state.images.filter((i) => i.url).slice(0, maxImages), ...state.images.filter((i) => !i.url).slice(0, maxDocuments)];
 	renderImages();
 	if (state.queue.length) toast('送信待ちだったメッセージを入力欄に戻しました。', 'info');
 	state.queue = [];

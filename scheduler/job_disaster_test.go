@@ -20,6 +20,7 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/disaster"
 	"github.com/yorozu-bot/yorozu/internal/logtest"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // fakeDisasterJMA serves the disaster package's fixtures under JMA's paths,
@@ -124,7 +125,7 @@ func newDisasterEnv(t *testing.T) *disasterEnv {
 // poller is a new process's poll: its own JMA client, nothing remembered.
 func (e *disasterEnv) poller(edit func(*DisasterOptions)) *Disaster {
 	o := e.opts
-	o.JMA = disaster.NewClient(disaster.ClientOptions{BaseURL: e.jma.URL, HTTPClient: e.jma.Client()})
+	o.JMA = jma.NewClient(jma.ClientOptions{BaseURL: e.jma.URL, HTTPClient: e.jma.Client()})
 	if edit != nil {
 		edit(&o)
 	}

@@ -1,8 +1,8 @@
-// Package disaster holds disaster_info, the tool that answers 「さっきの地震は？」
+// Package disasterinfo holds disaster_info, the tool that answers 「さっきの地震は？」
 // and 「津波は大丈夫？」 from what the disaster poll stored: JMA's earthquakes,
 // tsunami and weather warnings, with their report times, and whether JMA
 // can be read right now. It is the same in every space.
-package disaster
+package disasterinfo
 
 import (
 	"context"

@@ -1,14 +1,12 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/disaster"
+	"github.com/yorozu-bot/yorozu/jma"
 )
 
 // JobDisaster polls JMA's disaster lists and posts what is new.
@@ -43,15 +42,15 @@ const maxDisasterBackoff = 10 * time.Minute
 // disasterRetention is how long events are kept after their last report.
 const disasterRetention = 30 * 24 * time.Hour
 
-// JMALists is what the poll reads JMA with; *disaster.Client satisfies it.
+// JMALists is what the poll reads JMA with; *jma.Client satisfies it.
 type JMALists interface {
 	Changed(ctx context.Context, path string) ([]byte, bool, error)
 	Forget(path string)
-	TsunamiReport(ctx context.Context, e disaster.TsunamiEntry) (disaster.TsunamiReport, error)
+	Get(ctx context.Context, path string) ([]byte, error)
 	AreaNames(ctx context.Context) map[string]string
 }
 
-var _ JMALists = (*disaster.Client)(nil)
+var _ JMALists = (*jma.Client)(nil)
 
 // TxBeginner is a database that opens transactions; *pgxpool.Pool
 // satisfies it.
@@ -124,7 +123,7 @@ func (d DisasterDest) post(ctx context.Context, m disasterMessage) (string, erro
 	}
 	if d.WebhookURL != "" {
 		m.Nonce = "" // webhooks take no nonce
-		raw, status, err := d.webhookStatus(ctx, http.MethodPost, withWait(d.WebhookURL), &m)
+		raw, status, err := d.webhook(ctx, http.MethodPost, "", "wait=true", &m)
 		switch {
 		case err != nil && status != 0 && status < 500:
 			return "", err // refused: Discord made nothing
@@ -168,7 +167,7 @@ func (d DisasterDest) find(ctx context.Context, content string, since time.Time)
 	}
 	channel, webhookID := d.ChannelID, ""
 	if d.WebhookURL != "" {
-		raw, _, err := d.webhookStatus(ctx, http.MethodGet, d.WebhookURL, nil)
+		raw, _, err := d.webhook(ctx, http.MethodGet, "", "", nil)
 		if err != nil {
 			return "", fmt.Errorf("find message: %w", err)
 		}
@@ -214,12 +213,7 @@ func (d DisasterDest) edit(ctx context.Context, id, content string) error {
 	defer cancel()
 	m := disasterMessage{Content: content, AllowedMentions: noPings()}
 	if d.WebhookURL != "" {
-		u, q, _ := strings.Cut(d.WebhookURL, "?")
-		u = strings.TrimSuffix(u, "/") + "/messages/" + id
-		if q != "" {
-			u += "?" + q
-		}
-		_, err := d.webhook(ctx, http.MethodPatch, u, m)
+		_, _, err := d.webhook(ctx, http.MethodPatch, "/messages/"+id, "", &m)
 		return err
 	}
 	endpoint := discordgo.EndpointChannelMessage(d.ChannelID, id)
@@ -238,54 +232,17 @@ func (d DisasterDest) deadline(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(ctx, t)
 }
 
-func withWait(u string) string {
-	if strings.Contains(u, "?") {
-		return u + "&wait=true"
-	}
-	return u + "?wait=true"
-}
-
-func (d DisasterDest) webhook(ctx context.Context, method, u string, m disasterMessage) ([]byte, error) {
-	raw, _, err := d.webhookStatus(ctx, method, u, &m)
-	return raw, err
-}
-
-// webhookStatus sends m (nil: no body) to the webhook URL u and returns
-// the answer's body and status (0 when none came).
-func (d DisasterDest) webhookStatus(ctx context.Context, method, u string, m *disasterMessage) ([]byte, int, error) {
-	var body io.Reader = http.NoBody
+// webhook sends m (nil: no body) to the webhook (see webhook.do).
+func (d DisasterDest) webhook(ctx context.Context, method, sub, query string, m *disasterMessage) ([]byte, int, error) {
+	var body []byte
 	if m != nil {
 		b, err := json.Marshal(m)
 		if err != nil {
 			return nil, 0, fmt.Errorf("webhook: encode: %w", err)
 		}
-		body = bytes.NewReader(b)
+		body = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return nil, 0, errors.New("webhook: invalid webhook URL") // never quote the token
-	}
-	if m != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := d.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var uerr interface{ Unwrap() error }
-		if errors.As(err, &uerr) {
-			err = uerr.Unwrap() // drop the *url.Error that quotes the token
-		}
-		return nil, 0, fmt.Errorf("webhook %s: %w", method, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return nil, resp.StatusCode, fmt.Errorf("webhook %s: %s: %s", method, resp.Status, strings.TrimSpace(string(raw[:min(len(raw), 512)])))
-	}
-	return raw, resp.StatusCode, nil
+	return webhook{url: d.WebhookURL, client: d.HTTPClient}.do(ctx, method, sub, query, "application/json", body)
 }
 
 func messageID(raw []byte) (string, error) {
@@ -409,7 +366,7 @@ func (d *Disaster) Run(ctx context.Context, _ time.Time) error {
 		if ctx.Err() != nil {
 			return errors.Join(err, ctx.Err())
 		}
-		if err != nil && !errors.Is(err, disaster.ErrUnavailable) {
+		if err != nil && !errors.Is(err, jma.ErrUnavailable) {
 			errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
 		}
 		if rerr := d.record(ctx, s.name, now, err); rerr != nil {
@@ -509,7 +466,7 @@ func (d *Disaster) read(ctx context.Context, path string, parse func([]byte) err
 	}
 	if err := parse(body); err != nil {
 		d.o.JMA.Forget(path) // read it whole next time
-		return fmt.Errorf("%w: %w", disaster.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", jma.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -580,9 +537,9 @@ func (d *Disaster) pollTsunami(ctx context.Context, now time.Time) error {
 		if err != nil && !errors.Is(err, db.ErrNotFound) {
 			return err
 		}
-		r, err := d.o.JMA.TsunamiReport(ctx, e)
+		r, err := d.tsunamiReport(ctx, e)
 		if err != nil {
-			if !errors.Is(err, disaster.ErrUnavailable) {
+			if !errors.Is(err, jma.ErrUnavailable) {
 				d.badEntries(SourceTsunami, []disaster.BadEntry{{Key: e.ID, Err: err}})
 				continue
 			}
@@ -889,6 +846,15 @@ func sourcePath(kind, office string) string {
 func disasterNonce(kind, key string) string {
 	sum := sha256.Sum256([]byte(kind + "/" + key))
 	return hex.EncodeToString(sum[:10])
+}
+
+// tsunamiReport fetches and reads the detail file of e.
+func (d *Disaster) tsunamiReport(ctx context.Context, e disaster.TsunamiEntry) (disaster.TsunamiReport, error) {
+	body, err := d.o.JMA.Get(ctx, disaster.TsunamiReportPath(e))
+	if err != nil {
+		return disaster.TsunamiReport{}, err
+	}
+	return disaster.ParseTsunamiReport(e, body)
 }
 
 // Status is how the last reads of each list went, from any process.

@@ -1,4 +1,4 @@
-package disaster
+package jma
 
 import (
 	"context"
@@ -16,16 +16,8 @@ import (
 // error: the caller retries later.
 var ErrUnavailable = errors.New("jma unavailable")
 
-// Paths of the lists under the API root.
-const (
-	QuakeListPath   = "quake/data/list.json"
-	TsunamiListPath = "tsunami/data/list.json"
-	tsunamiDataPath = "tsunami/data/"
-	areaPath        = "common/const/area.json"
-)
-
-// WarningPath is the path of an office's warnings.
-func WarningPath(office string) string { return "warning/data/warning/" + office + ".json" }
+// areaPath is JMA's list of areas under the API root.
+const areaPath = "common/const/area.json"
 
 // Defaults of ClientOptions.
 const (
@@ -102,15 +94,6 @@ func (c *Client) Forget(path string) {
 func (c *Client) Get(ctx context.Context, path string) ([]byte, error) {
 	body, _, err := c.get(ctx, path, validator{})
 	return body, err
-}
-
-// TsunamiReport fetches the detail file of e.
-func (c *Client) TsunamiReport(ctx context.Context, e TsunamiEntry) (TsunamiReport, error) {
-	body, err := c.Get(ctx, tsunamiDataPath+e.ID)
-	if err != nil {
-		return TsunamiReport{}, err
-	}
-	return ParseTsunamiReport(e, body)
 }
 
 // AreaNames returns JMA's names of class10 areas (130010 東京地方) and

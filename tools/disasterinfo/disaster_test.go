@@ -1,4 +1,4 @@
-package disaster_test
+package disasterinfo_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
-	"github.com/yorozu-bot/yorozu/tools/disaster"
+	"github.com/yorozu-bot/yorozu/tools/disasterinfo"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -37,7 +37,7 @@ func TestDisasterInfoAnswersFromStoredEvents(t *testing.T) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tool := disaster.Tool(pool, jst, func() time.Time { return now })
+	tool := disasterinfo.Tool(pool, jst, func() time.Time { return now })
 	call := func(args string) string {
 		t.Helper()
 		out, err := tool.Execute(ctx, json.RawMessage(args))

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/recur"
 )
@@ -420,14 +421,14 @@ func TestButtonIDs(t *testing.T) {
 	if a, n, err := s.Reminders().ReadButton(id); err != nil || a != ActionSnooze10 || n != 42 {
 		t.Errorf("read %q: %q %d %v", id, a, n, err)
 	}
-	if _, _, err := other.Reminders().ReadButton(id); !errors.Is(err, ErrForgedButton) {
+	if _, _, err := other.Reminders().ReadButton(id); !errors.Is(err, commands.ErrForgedButton) {
 		t.Errorf("another key: %v, want forged", err)
 	}
 	forged := strings.Replace(id, ":42:", ":43:", 1)
-	if _, _, err := s.Reminders().ReadButton(forged); !errors.Is(err, ErrForgedButton) {
+	if _, _, err := s.Reminders().ReadButton(forged); !errors.Is(err, commands.ErrForgedButton) {
 		t.Errorf("changed id: %v, want forged", err)
 	}
-	for _, bad := range []string{"", "yz:r:", "yz:r:s10:x:abc", "other:thing", ButtonPrefix + "nope:1:" + sign([]byte("secret"), "nope:1")} {
+	for _, bad := range []string{"", "yz:r:", "yz:r:s10:x:abc", "other:thing", commands.ButtonSigner{Key: []byte("secret")}.ID(ButtonPrefix, "nope", "1")} {
 		if _, _, err := s.Reminders().ReadButton(bad); err == nil {
 			t.Errorf("%q read without error", bad)
 		}

@@ -1,4 +1,4 @@
-package main
+package scheduler
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestJobsUIBuiltOnFirstRequest(t *testing.T) {
 	var builds atomic.Int32
 	fail := true
 	type ctxKey struct{}
-	j := &lazyJobsUI{
+	j := &JobsUI{
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		build: func(ctx context.Context) (http.Handler, error) {
 			builds.Add(1)
@@ -41,7 +41,7 @@ func TestJobsUIBuiltOnFirstRequest(t *testing.T) {
 	if rec := get(); rec.Code != http.StatusServiceUnavailable || builds.Load() != 0 {
 		t.Errorf("before start: %d, %d builds", rec.Code, builds.Load())
 	}
-	j.start(context.WithValue(context.Background(), ctxKey{}, "process"))
+	j.Start(context.WithValue(context.Background(), ctxKey{}, "process"))
 	if builds.Load() != 0 {
 		t.Fatal("start built the UI")
 	}

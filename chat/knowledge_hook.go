@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"context"
@@ -8,11 +8,10 @@ import (
 	"github.com/yorozu-bot/yorozu/tools"
 )
 
-// knowledgeHook is the tool registry's after-hook that hands every web
+// KnowledgeHook is the tool registry's after-hook that hands every web
 // search result to memory, which keeps what is worth keeping as knowledge in
 // the background. The result goes back to the model unchanged and at once.
-// It lives here because it joins two siblings, tools and memory.
-func knowledgeHook(m *memory.Memory) tools.AfterHook {
+func KnowledgeHook(m *memory.Memory) tools.AfterHook {
 	return func(ctx context.Context, call tools.Invocation, result string, err error) (string, error) {
 		if err != nil {
 			return result, err

@@ -1,4 +1,4 @@
-package main
+package scheduler
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"riverqueue.com/riverui"
 )
 
-// lazyJobsUI is River's job UI under /jobs/, built and started on its first
+// JobsUI is River's job UI under /jobs/, built and started on its first
 // request. Its handler, routes and background queries are start-up work and
 // memory (about 0.7 MB resident) that a bot whose job page nobody opens
 // never needs.
-type lazyJobsUI struct {
+type JobsUI struct {
 	// build makes the UI and starts it with ctx, the process's lifetime.
 	build func(ctx context.Context) (http.Handler, error)
 	log   *slog.Logger
@@ -27,14 +27,14 @@ type lazyJobsUI struct {
 // errJobsUINotStarted answers a request that arrives before start.
 var errJobsUINotStarted = errors.New("yorozu is still starting")
 
-// newJobsUI is the lazy job UI over the scheduler's River client.
-func (a *app) newJobsUI() *lazyJobsUI {
-	return &lazyJobsUI{
-		log: a.logger,
+// JobsUI is the lazy job UI over the scheduler's River client.
+func (s *Scheduler) JobsUI(logger *slog.Logger) *JobsUI {
+	return &JobsUI{
+		log: logger,
 		build: func(ctx context.Context) (http.Handler, error) {
 			h, err := riverui.NewHandler(&riverui.HandlerOpts{
-				Endpoints: riverui.NewEndpoints(a.sched.Client(), nil),
-				Logger:    a.logger.With("component", "riverui"),
+				Endpoints: riverui.NewEndpoints(s.client, nil),
+				Logger:    logger.With("component", "riverui"),
 				Prefix:    "/jobs",
 			})
 			if err != nil {
@@ -48,14 +48,15 @@ func (a *app) newJobsUI() *lazyJobsUI {
 	}
 }
 
-// start lets requests build the UI; its services stop when ctx ends.
-func (j *lazyJobsUI) start(ctx context.Context) {
+// Start lets requests build the UI; its services stop when ctx ends.
+func (j *JobsUI) Start(ctx context.Context) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.ctx = ctx
 }
 
-func (j *lazyJobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves the UI, building it on the first request.
+func (j *JobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, err := j.get()
 	if err != nil {
 		http.Error(w, "job UI unavailable: "+err.Error(), http.StatusServiceUnavailable)
@@ -66,7 +67,7 @@ func (j *lazyJobsUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // get returns the UI, building it on the first call. A failed build is
 // logged and tried again on the next request.
-func (j *lazyJobsUI) get() (http.Handler, error) {
+func (j *JobsUI) get() (http.Handler, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.handler != nil {

@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"context"
@@ -11,27 +11,29 @@ import (
 	"github.com/yorozu-bot/yorozu/tools/browse"
 )
 
-// keptDocs keeps what the web tools fetch with the conversation, in memory:
+// KeptDocs keeps what the web tools fetch with the conversation, in memory:
 // the web tools' Keeper.
-type keptDocs struct {
-	memory *memory.Memory
-	logger *slog.Logger
+type KeptDocs struct {
+	Memory *memory.Memory
+	Logger *slog.Logger
 }
 
-var _ browse.Keeper = keptDocs{}
+var _ browse.Keeper = KeptDocs{}
 
-func (k keptDocs) Keep(ctx context.Context, c tools.Caller, d browse.KeptDoc) {
-	_, err := k.memory.KeepFetched(ctx, memory.SessionKey(c.Session), memory.FetchedDoc{
+// Keep stores d with the caller's conversation; a failure is logged.
+func (k KeptDocs) Keep(ctx context.Context, c tools.Caller, d browse.KeptDoc) {
+	_, err := k.Memory.KeepFetched(ctx, memory.SessionKey(c.Session), memory.FetchedDoc{
 		URL: d.URL, Title: d.Title, MediaType: d.MediaType, Size: d.Size, Text: d.Text, Tool: d.Tool,
 		Source: c.Source, GuildID: c.GuildID, ChannelID: c.ChannelID, Space: memory.Space(c.Space),
 	})
 	if err != nil {
-		k.logger.Warn("keep fetched document", "session", c.Session, "tool", d.Tool, "err", err)
+		k.Logger.Warn("keep fetched document", "session", c.Session, "tool", d.Tool, "err", err)
 	}
 }
 
-func (k keptDocs) List(ctx context.Context, session string) ([]browse.KeptDoc, error) {
-	fs, err := k.memory.FetchedFiles(ctx, memory.SessionKey(session))
+// List is what the conversation keeps.
+func (k KeptDocs) List(ctx context.Context, session string) ([]browse.KeptDoc, error) {
+	fs, err := k.Memory.FetchedFiles(ctx, memory.SessionKey(session))
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +44,9 @@ func (k keptDocs) List(ctx context.Context, session string) ([]browse.KeptDoc, e
 	return out, nil
 }
 
-func (k keptDocs) Get(ctx context.Context, session string, id int64) (browse.KeptDoc, bool, error) {
-	f, err := k.memory.FetchedFile(ctx, memory.SessionKey(session), id)
+// Get is one kept document of the conversation; false when there is none.
+func (k KeptDocs) Get(ctx context.Context, session string, id int64) (browse.KeptDoc, bool, error) {
+	f, err := k.Memory.FetchedFile(ctx, memory.SessionKey(session), id)
 	if errors.Is(err, db.ErrNotFound) {
 		return browse.KeptDoc{}, false, nil
 	}

@@ -3,12 +3,9 @@ package scheduler
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -33,102 +30,6 @@ const slotLease = 15 * time.Minute
 // Pipeline runs one LLM turn; *llm.Pipeline satisfies it.
 type Pipeline interface {
 	Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error)
-}
-
-// ChannelPoster posts a bot message that pings no one and returns its id;
-// *bot.Bot satisfies it, sending a nonce Discord enforces so that a retry
-// after a lost answer still shows the post once.
-type ChannelPoster interface {
-	PostMessage(ctx context.Context, channelID, content string, files ...*discordgo.File) (string, error)
-}
-
-// Destination is where a scheduled post goes: the webhook when WebhookURL
-// is set, else a bot message to ChannelID. Scheduled posts never ping.
-type Destination struct {
-	WebhookURL string       // WEATHER_WEBHOOK_URL / TIPS_WEBHOOK_URL; secret
-	ChannelID  string       // WEATHER_CHANNEL_ID / TIPS_CHANNEL_ID
-	HTTPClient *http.Client // executes the webhook; default http.DefaultClient
-	Discord    ChannelPoster
-	Timeout    time.Duration // bounds one post; default 15 s
-}
-
-// Enabled reports whether the destination has somewhere to post.
-func (d Destination) Enabled() bool {
-	return d.WebhookURL != "" || (d.ChannelID != "" && d.Discord != nil)
-}
-
-// noPings allows no mention of anyone.
-func noPings() *discordgo.MessageAllowedMentions {
-	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-}
-
-// Post sends content.
-func (d Destination) Post(ctx context.Context, content string) error {
-	return d.PostFiles(ctx, content)
-}
-
-// PostFiles sends content with files attached (a chart).
-func (d Destination) PostFiles(ctx context.Context, content string, files ...*discordgo.File) error {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = 15 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	switch {
-	case d.WebhookURL != "":
-		return d.execWebhook(ctx, content, files)
-	case d.ChannelID != "" && d.Discord != nil:
-		if _, err := d.Discord.PostMessage(ctx, d.ChannelID, content, files...); err != nil {
-			return fmt.Errorf("post to channel %s: %w", d.ChannelID, err)
-		}
-		return nil
-	}
-	return errors.New("post: no webhook or channel configured")
-}
-
-func (d Destination) execWebhook(ctx context.Context, content string, files []*discordgo.File) error {
-	params := &discordgo.WebhookParams{Content: content, AllowedMentions: noPings()}
-	contentType, body := "application/json", []byte(nil)
-	var err error
-	if len(files) > 0 {
-		contentType, body, err = discordgo.MultipartBodyWithJSON(params, files)
-	} else {
-		body, err = json.Marshal(params)
-	}
-	if err != nil {
-		return fmt.Errorf("post to webhook: encode: %w", err)
-	}
-	u := d.WebhookURL
-	if strings.Contains(u, "?") {
-		u += "&wait=true"
-	} else {
-		u += "?wait=true"
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		// The URL holds the webhook token: never quote it.
-		return errors.New("post to webhook: invalid webhook URL")
-	}
-	req.Header.Set("Content-Type", contentType)
-	hc := d.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var uerr interface{ Unwrap() error }
-		if errors.As(err, &uerr) {
-			err = uerr.Unwrap() // drop the *url.Error that quotes the token
-		}
-		return fmt.Errorf("post to webhook: %w", err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("post to webhook: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
 }
 
 // Forecaster gives the forecast of a JMA office; *weather.Client satisfies it.

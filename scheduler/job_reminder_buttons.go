@@ -1,16 +1,12 @@
 package scheduler
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/db"
 )
 
@@ -30,38 +26,18 @@ const (
 	ActionStop     = "stop" // 「一時停止」, repeating only
 )
 
-// ErrForgedButton is a custom id whose signature does not match: made up,
-// or signed with another key.
-var ErrForgedButton = errors.New("the button's id is not one yorozu signed")
-
-// sigLen is the signature's length in base64 characters (96 bits).
-const sigLen = 16
-
 // buttonID is the signed custom id of action on reminder id.
 func buttonID(key []byte, action string, id int64) string {
-	body := action + ":" + strconv.FormatInt(id, 10)
-	return ButtonPrefix + body + ":" + sign(key, body)
-}
-
-func sign(key []byte, body string) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))[:sigLen]
+	return commands.ButtonSigner{Key: key}.ID(ButtonPrefix, action, strconv.FormatInt(id, 10))
 }
 
 // ReadButton checks a pressed button's custom id and returns its action and
 // reminder. A malformed id or an unknown action is an error; a bad
-// signature is ErrForgedButton.
+// signature is commands.ErrForgedButton.
 func (r *Reminders) ReadButton(customID string) (action string, id int64, err error) {
-	key := r.s.opts.ButtonKey
-	rest, ok := strings.CutPrefix(customID, ButtonPrefix)
-	parts := strings.Split(rest, ":")
-	if !ok || len(parts) != 3 || len(key) == 0 {
-		return "", 0, fmt.Errorf("button %q: not a reminder button", customID)
-	}
-	body := parts[0] + ":" + parts[1]
-	if !hmac.Equal([]byte(parts[2]), []byte(sign(key, body))) {
-		return "", 0, fmt.Errorf("button %q: %w", customID, ErrForgedButton)
+	parts, err := commands.ButtonSigner{Key: r.s.opts.ButtonKey}.Read(customID, ButtonPrefix, 2)
+	if err != nil {
+		return "", 0, err
 	}
 	id, err = strconv.ParseInt(parts[1], 10, 64)
 	if err != nil || id <= 0 {
