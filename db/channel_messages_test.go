@@ -155,3 +155,61 @@ func TestChannelLogOn(t *testing.T) {
 		t.Errorf("counts %+v, %v; want channel 11 on", counts, err)
 	}
 }
+
+// TestChannelLogNarrowed: a search narrowed to a channel finds its
+// threads' messages too and no other channel's; narrowed to a member, by
+// id or by a part of their name (two characters of a Japanese name, the
+// start of an ASCII one), with words or without; a member who wrote
+// nothing finds nothing.
+func TestChannelLogNarrowed(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	base := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	id := func(min int) int64 { return db.SnowflakeAt(base.Add(time.Duration(min)*time.Minute)) + 1 }
+	msg := func(min int, channel, parent, author, name, content string) db.ChannelMessage {
+		m := logged(id(min), channel, author, content, base.Add(time.Duration(min)*time.Minute))
+		m.ParentID, m.AuthorName = parent, name
+		return m
+	}
+	ms := []db.ChannelMessage{
+		msg(0, "10", "", "u1", "田中太郎", "集合は駅前で"),
+		msg(1, "15", "10", "u2", "Taro Yamada", "スレッドでも集合の話"),
+		msg(2, "11", "", "u1", "田中太郎", "別のチャンネルで集合"),
+		msg(3, "10", "", "u2", "Taro Yamada", "了解です"),
+		msg(4, "15", "10", "u1", "田中太郎", "写真です"),
+	}
+	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    db.ChannelLogQuery
+		want []int64
+	}{
+		{"word in a channel and its thread", db.ChannelLogQuery{Query: "集合", ChannelID: "10"}, []int64{id(1), id(0)}},
+		{"word in a thread", db.ChannelLogQuery{Query: "集合", ChannelID: "15"}, []int64{id(1)}},
+		{"a channel's newest, threads included", db.ChannelLogQuery{ChannelID: "10", Limit: 3}, []int64{id(4), id(3), id(1)}},
+		{"a channel's next page", db.ChannelLogQuery{ChannelID: "10", Limit: 3, Offset: 3}, []int64{id(0)}},
+		{"a channel since minute 1", db.ChannelLogQuery{ChannelID: "10", Since: base.Add(time.Minute)}, []int64{id(4), id(3), id(1)}},
+		{"member by Japanese name", db.ChannelLogQuery{Query: "集合", Author: "田中"}, []int64{id(2), id(0)}},
+		{"member by the start of an ASCII name", db.ChannelLogQuery{Author: "tar"}, []int64{id(3), id(1)}},
+		{"member by id in a channel", db.ChannelLogQuery{Author: "u1", ChannelID: "10"}, []int64{id(4), id(0)}},
+		{"member who wrote nothing", db.ChannelLogQuery{Query: "集合", Author: "nobody"}, nil},
+		{"channel with no such word", db.ChannelLogQuery{Query: "python", ChannelID: "10"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.q.Space = "guild:1"
+			hits, err := db.SearchChannelLog(ctx, pool, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, h := range hits {
+				got = append(got, h.MessageID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("found %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
