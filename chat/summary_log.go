@@ -17,12 +17,25 @@ import (
 type LogSource struct {
 	DB      db.Querier    // required
 	History MessageSource // required: channels without a log, and DMs
+	// Threads tells a thread's parent channel, whose log a thread's
+	// talk is kept in when it is on; nil: a thread is read as logged
+	// only when its own setting says so.
+	Threads ThreadParents
+}
+
+// ThreadParents tells a thread's parent channel; the Discord adapter
+// does.
+type ThreadParents interface {
+	// ThreadParent returns channelID's parent channel when it is a
+	// thread, else "".
+	ThreadParent(ctx context.Context, channelID string) (string, error)
 }
 
 var _ MessageSource = (*LogSource)(nil)
 
-// ChannelMessages reads the log when channelID of guildID is logged, else
-// the history.
+// ChannelMessages reads the log when channelID of guildID is logged (a
+// thread: when its parent's log is on and the thread does not turn it
+// off), else the history.
 func (l *LogSource) ChannelMessages(ctx context.Context, guildID, channelID string, since, until time.Time, limit int) ([]ChannelMessage, bool, error) {
 	if guildID == "" {
 		return l.History.ChannelMessages(ctx, guildID, channelID, since, until, limit)
@@ -31,7 +44,13 @@ func (l *LogSource) ChannelMessages(ctx context.Context, guildID, channelID stri
 	if err != nil {
 		return nil, false, fmt.Errorf("read channel log settings for %s: %w", channelID, err)
 	}
-	if !db.ChannelLogOn(settings, guildID, channelID, "") {
+	parent := ""
+	if l.Threads != nil {
+		// Unknown (Discord away): only the channel's own setting counts,
+		// and the history is read as for a channel without a log.
+		parent, _ = l.Threads.ThreadParent(ctx, channelID)
+	}
+	if !db.ChannelLogOn(settings, guildID, channelID, parent) {
 		return l.History.ChannelMessages(ctx, guildID, channelID, since, until, limit)
 	}
 	rows, err := db.SearchChannelLog(ctx, l.DB, db.ChannelLogQuery{

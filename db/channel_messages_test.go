@@ -158,8 +158,8 @@ func TestChannelLogOn(t *testing.T) {
 
 // TestChannelLogNarrowed: a search narrowed to a channel finds its
 // threads' messages too and no other channel's; narrowed to a member, by
-// id or by a part of their name (two characters of a Japanese name, the
-// start of an ASCII one), with words or without; a member who wrote
+// id or by a part of their name (two characters of a Japanese name, a word
+// of an ASCII one), with words or without; a member who wrote
 // nothing finds nothing.
 func TestChannelLogNarrowed(t *testing.T) {
 	ctx := context.Background()
@@ -192,10 +192,53 @@ func TestChannelLogNarrowed(t *testing.T) {
 		{"a channel's next page", db.ChannelLogQuery{ChannelID: "10", Limit: 3, Offset: 3}, []int64{id(0)}},
 		{"a channel since minute 1", db.ChannelLogQuery{ChannelID: "10", Since: base.Add(time.Minute)}, []int64{id(4), id(3), id(1)}},
 		{"member by Japanese name", db.ChannelLogQuery{Query: "集合", Author: "田中"}, []int64{id(2), id(0)}},
-		{"member by the start of an ASCII name", db.ChannelLogQuery{Author: "tar"}, []int64{id(3), id(1)}},
+		{"member by a word of an ASCII name", db.ChannelLogQuery{Author: "taro"}, []int64{id(3), id(1)}},
 		{"member by id in a channel", db.ChannelLogQuery{Author: "u1", ChannelID: "10"}, []int64{id(4), id(0)}},
 		{"member who wrote nothing", db.ChannelLogQuery{Query: "集合", Author: "nobody"}, nil},
 		{"channel with no such word", db.ChannelLogQuery{Query: "python", ChannelID: "10"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.q.Space = "guild:1"
+			hits, err := db.SearchChannelLog(ctx, pool, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, h := range hits {
+				got = append(got, h.MessageID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("found %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestChannelLogCommonWord: a word in more messages than are checked at
+// once is searched back from the newest day: the newest hits come first,
+// a later page follows on, and a member's hits among them are found.
+func TestChannelLogCommonWord(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	now := time.Now().Add(-time.Minute)
+	const n = 1200
+	ms := make([]db.ChannelMessage, n)
+	for i := range ms {
+		at := now.Add(-time.Duration(i) * 30 * time.Minute) // 25 days
+		ms[i] = logged(db.SnowflakeAt(at)+1, "10", "u"+strconv.Itoa(i%7), "今日の天気は晴れ "+strconv.Itoa(i), at)
+	}
+	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    db.ChannelLogQuery
+		want []int64
+	}{
+		{"newest first", db.ChannelLogQuery{Query: "天気", Limit: 3}, []int64{ms[0].MessageID, ms[1].MessageID, ms[2].MessageID}},
+		{"a later page", db.ChannelLogQuery{Query: "天気", Limit: 2, Offset: 100}, []int64{ms[100].MessageID, ms[101].MessageID}},
+		{"a member's", db.ChannelLogQuery{Query: "天気", Author: "u3", Limit: 2}, []int64{ms[3].MessageID, ms[10].MessageID}},
+		{"the oldest", db.ChannelLogQuery{Query: "天気 1199"}, []int64{ms[n-1].MessageID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.q.Space = "guild:1"

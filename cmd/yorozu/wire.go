@@ -325,7 +325,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	// the bot there is no route.
 	var summarizer *chat.Summarizer
 	if a.bot != nil {
-		summarizer = &chat.Summarizer{Source: &chat.LogSource{DB: a.db.pool, History: a.bot}, Pipeline: a.llm, Model: cfg.DefaultModel,
+		summarizer = &chat.Summarizer{Source: &chat.LogSource{DB: a.db.pool, History: a.bot, Threads: a.bot}, Pipeline: a.llm, Model: cfg.DefaultModel,
 			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: a.logger}
 		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv}); err != nil {
 			return err
