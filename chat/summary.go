@@ -357,6 +357,11 @@ type SummaryHandler struct {
 	Summarizer *Summarizer // required
 	// Chat answers what has no channel to read (the admin page's chats).
 	Chat Handler
+	// Keep, when set, keeps the question and the summary in the
+	// conversation as its other answers are, so that a follow-up
+	// (「その2番目について詳しく」) has the summary in context; its Store
+	// is used.
+	Keep *Conversation
 	Now  func() time.Time
 }
 
@@ -387,6 +392,10 @@ func (h *SummaryHandler) Handle(ctx context.Context, req Request, emit func(llm.
 	}
 	if err := emit(llm.Text{Text: text}); err != nil {
 		return err
+	}
+	if h.Keep != nil {
+		h.Keep.record(ctx, req, turnOf(req, req.space(), req.Text, at,
+			memory.MessageRecord{Content: text, Model: h.Summarizer.Model, At: now()}))
 	}
 	return emit(llm.Done{})
 }

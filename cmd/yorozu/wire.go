@@ -327,7 +327,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	if a.bot != nil {
 		summarizer = &chat.Summarizer{Source: &chat.LogSource{DB: a.db.pool, History: a.bot, Threads: a.bot}, Pipeline: a.llm, Model: cfg.DefaultModel,
 			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: a.logger}
-		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv}); err != nil {
+		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv, Keep: conv}); err != nil {
 			return err
 		}
 	}
