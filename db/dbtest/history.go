@@ -120,7 +120,7 @@ func NewHistory(t testing.TB, h History) *pgxpool.Pool {
 // hand DATABASE_URL to the app.
 func HistoryURL(t testing.TB, h History) string {
 	t.Helper()
-	return fixtureURL(t, h.name(), func(ctx context.Context, pool *pgxpool.Pool) error { return LoadHistory(ctx, pool, h) })
+	return fixtureURL(t, "h"+h.name(), func(ctx context.Context, pool *pgxpool.Pool) error { return LoadHistory(ctx, pool, h) })
 }
 
 // NewFixture returns a pool on a fresh copy of the fixture database named
@@ -130,7 +130,7 @@ func HistoryURL(t testing.TB, h History) string {
 // benchmarks.
 func NewFixture(t testing.TB, name string, load func(ctx context.Context, pool *pgxpool.Pool) error) *pgxpool.Pool {
 	t.Helper()
-	return open(t, fixtureURL(t, name, load))
+	return open(t, fixtureURL(t, "f"+name, load))
 }
 
 func open(t testing.TB, u string) *pgxpool.Pool {
@@ -170,8 +170,8 @@ func fixtureURL(t testing.TB, name string, load func(ctx context.Context, pool *
 // ensureFixture returns the name of the template database holding the
 // fixture name, building it with load unless it exists.
 func ensureFixture(ctx context.Context, fixture string, load func(ctx context.Context, pool *pgxpool.Pool) error) (string, error) {
-	name := srv.template + "_h" + fixture
-	prefix := srv.template + "_h"
+	name := srv.template + "_" + fixture
+	prefix := srv.template + "_"
 	conn, err := srv.admin.Acquire(ctx)
 	if err != nil {
 		return "", err
@@ -195,7 +195,7 @@ func ensureFixture(ctx context.Context, fixture string, load func(ctx context.Co
 	// Fixtures of older migration sets are big and of no more use.
 	var stale []string
 	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database
-WHERE datname LIKE 'yorozu\_tmpl\_%\_h%' AND NOT starts_with(datname, $1)`, prefix)
+WHERE (datname LIKE 'yorozu\_tmpl\_%\_h%' OR datname LIKE 'yorozu\_tmpl\_%\_f%') AND NOT starts_with(datname, $1)`, prefix)
 	if err == nil {
 		stale, _ = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
