@@ -199,15 +199,7 @@ func TestChannelLogNarrowed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.q.Space = "guild:1"
-			hits, err := db.SearchChannelLog(ctx, pool, tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, h := range hits {
-				got = append(got, h.MessageID)
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := searchIDs(t, pool, tc.q); !slices.Equal(got, tc.want) {
 				t.Errorf("found %v, want %v", got, tc.want)
 			}
 		})
@@ -242,17 +234,24 @@ func TestChannelLogCommonWord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.q.Space = "guild:1"
-			hits, err := db.SearchChannelLog(ctx, pool, tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, h := range hits {
-				got = append(got, h.MessageID)
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := searchIDs(t, pool, tc.q); !slices.Equal(got, tc.want) {
 				t.Errorf("found %v, want %v", got, tc.want)
 			}
 		})
 	}
+}
+
+// searchIDs are the ids of the messages SearchChannelLog finds for q, in
+// its order.
+func searchIDs(t *testing.T, pool db.Querier, q db.ChannelLogQuery) []int64 {
+	t.Helper()
+	hits, err := db.SearchChannelLog(t.Context(), pool, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.MessageID)
+	}
+	return ids
 }
