@@ -441,7 +441,7 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 
 // fewCandidates is how many messages holding a search's terms are few
 // enough to be checked all at once.
-const fewCandidates = 1000
+const fewCandidates = 200
 
 // lexeme is term t quoted for a tsquery; prefix matches the words that
 // begin with it (tok finds tokyo).

@@ -213,10 +213,10 @@ func TestChannelLogCommonWord(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	now := time.Now().Add(-time.Minute)
-	const n = 1200
+	const n = 300
 	ms := make([]db.ChannelMessage, n)
 	for i := range ms {
-		at := now.Add(-time.Duration(i) * 30 * time.Minute) // 25 days
+		at := now.Add(-time.Duration(i) * 2 * time.Hour) // 25 days
 		ms[i] = logged(db.SnowflakeAt(at)+1, "10", "u"+strconv.Itoa(i%7), "今日の天気は晴れ "+strconv.Itoa(i), at)
 	}
 	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
@@ -230,7 +230,7 @@ func TestChannelLogCommonWord(t *testing.T) {
 		{"newest first", db.ChannelLogQuery{Query: "天気", Limit: 3}, []int64{ms[0].MessageID, ms[1].MessageID, ms[2].MessageID}},
 		{"a later page", db.ChannelLogQuery{Query: "天気", Limit: 2, Offset: 100}, []int64{ms[100].MessageID, ms[101].MessageID}},
 		{"a member's", db.ChannelLogQuery{Query: "天気", Author: "u3", Limit: 2}, []int64{ms[3].MessageID, ms[10].MessageID}},
-		{"the oldest", db.ChannelLogQuery{Query: "天気 1199"}, []int64{ms[n-1].MessageID}},
+		{"the oldest", db.ChannelLogQuery{Query: "天気 299"}, []int64{ms[n-1].MessageID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.q.Space = "guild:1"
