@@ -96,6 +96,17 @@ func (b *Bot) MayRead(ctx context.Context, guildID, userID, channelID string) (b
 	return perms&need == need, nil
 }
 
+// MayReadHistory reports whether yorozu itself may read channelID's
+// history (View Channel and Read Message History), as MayRead does for a
+// member.
+func (b *Bot) MayReadHistory(ctx context.Context, guildID, channelID string) (bool, error) {
+	self := b.UserID()
+	if self == "" {
+		return false, fmt.Errorf("read history of channel %s: not connected to Discord yet", channelID)
+	}
+	return b.MayRead(ctx, guildID, self, channelID)
+}
+
 // forbidden reports Discord's refusal to read a channel: 403, Missing
 // Access (50001) or Missing Permissions (50013).
 func forbidden(err error) bool {

@@ -252,7 +252,7 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 				}
 			}()
 			if !req.Can(c.Required(req.Subcommand)) {
-				return commands.Text(c.Refusal)
+				return commands.Text(c.RefusalFor(req.Subcommand))
 			}
 			return c.Run(ctx, req)
 		})

@@ -126,31 +126,41 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if at.IsZero() {
 		at = c.now()
 	}
-	turn := memory.Turn{
+	turn := turnOf(req, space, asked, at, memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a})
+	turn.User.Images = imgs.kept
+	if runErr != nil && Stopped(ctx) {
+		// Kept as written; the adapters show StoppedMark beside it.
+		turn.Reply.Content = strings.TrimRight(res.Content, " \n")
+		turn.Reply.Activity.Stopped = true
+	}
+	c.record(ctx, req, turn)
+	return runErr
+}
+
+// turnOf is req, asked as asked at at, and its reply as memory keeps them.
+func turnOf(req Request, space memory.Space, asked string, at time.Time, reply memory.MessageRecord) memory.Turn {
+	return memory.Turn{
 		Source:    req.Source,
 		GuildID:   req.GuildID,
 		ChannelID: req.ChannelID,
 		Space:     space,
 		User: memory.MessageRecord{
 			AuthorID: req.AuthorID, AuthorName: req.AuthorName, Content: asked,
-			PlatformMessageID: req.MessageID, At: at, Images: imgs.kept,
+			PlatformMessageID: req.MessageID, At: at, ReplyTo: req.ReplyTo,
 		},
-		Reply: memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a},
+		Reply: reply,
 	}
-	if runErr != nil && Stopped(ctx) {
-		// Kept as written; the adapters show StoppedMark beside it.
-		turn.Reply.Content = strings.TrimRight(res.Content, " \n")
-		turn.Reply.Activity.Stopped = true
-	}
-	turn.User.ReplyTo = req.ReplyTo
+}
+
+// record keeps turn, req's, in its session; a failure is logged.
+func (c *Conversation) record(ctx context.Context, req Request, turn memory.Turn) {
 	// The reply is already out; keeping it must not be cut short by a
 	// user-facing deadline, only by its own.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
 	defer rcancel()
-	if err := c.Store.Record(rctx, key, turn); err != nil {
+	if err := c.Store.Record(rctx, memory.SessionKey(req.Session), turn); err != nil {
 		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
 	}
-	return runErr
 }
 
 // with returns a copy of c whose system text ends with extra; handlers such

@@ -27,6 +27,10 @@ type reminderStore struct {
 
 var _ reminder.Service = (*reminderStore)(nil)
 
+func (s *reminderStore) DigestNote(context.Context, string, string) string {
+	return "Discord のメッセージ履歴から読みます。"
+}
+
 func (s *reminderStore) Create(_ context.Context, p db.ReminderParams) (db.Reminder, error) {
 	s.created = append(s.created, p)
 	return db.Reminder{ID: int64(len(s.created)), UserID: p.UserID, ChannelID: p.ChannelID, Content: p.Content, DueAt: p.DueAt}, nil

@@ -129,6 +129,59 @@ func (s *Summarizer) Summarize(ctx context.Context, guildID, channelID string, s
 	return fitReply(header + linkCitations(text, guildID, channelID, msgs)), true, nil
 }
 
+// sourceNoter is a MessageSource that can say what it reads (LogSource).
+type sourceNoter interface {
+	Note(ctx context.Context, guildID, channelID string) string
+}
+
+// DigestNote says, in a sentence for the user, where a digest of
+// channelID will read from; "" when the source cannot say.
+func (s *Summarizer) DigestNote(ctx context.Context, guildID, channelID string) string {
+	if n, ok := s.Source.(sourceNoter); ok {
+		return n.Note(ctx, guildID, channelID)
+	}
+	return ""
+}
+
+// digestRunes is the most characters of a digest: one Discord message.
+const digestRunes = 2000
+
+// Digest summarises channelID of guildID from since to until for a
+// scheduled digest, as Summarize does, in one Discord message. A period in
+// which members (not bots) wrote fewer than minMessages messages is quiet:
+// no model call, nothing to post, and quiet says so. A channel yorozu may
+// not read is an error matching ErrHistoryForbidden.
+func (s *Summarizer) Digest(ctx context.Context, guildID, channelID string, since, until time.Time, minMessages int) (text, quiet string, err error) {
+	limit := s.MaxMessages
+	if limit <= 0 {
+		limit = DefaultSummaryMessages
+	}
+	msgs, truncated, err := s.Source.ChannelMessages(ctx, guildID, channelID, since, until, limit)
+	if err != nil {
+		return "", "", fmt.Errorf("read channel %s for a digest: %w", channelID, err)
+	}
+	lines := s.lines(msgs)
+	said := 0
+	for _, m := range msgs {
+		if !m.Bot {
+			said++
+		}
+	}
+	if said < minMessages {
+		return "", fmt.Sprintf("quiet: %d member messages since %s, fewer than %d", said, since.UTC().Format(time.RFC3339), minMessages), nil
+	}
+	body, err := s.reduce(ctx, lines, nil)
+	if err != nil {
+		return "", "", fmt.Errorf("summarise channel %s for a digest: %w", channelID, err)
+	}
+	header := fmt.Sprintf("**<#%s> のまとめ**（%s〜・%d件", channelID, s.when(since), len(lines))
+	if truncated {
+		header += fmt.Sprintf("、直近%d件まで", limit)
+	}
+	header += "）\n"
+	return fitRunes(header+linkCitations(body, guildID, channelID, msgs), digestRunes), "", nil
+}
+
 // lines are the messages as the model reads them, numbered from 1 by
 // their place in msgs; a message with nothing to show is left out.
 func (s *Summarizer) lines(msgs []ChannelMessage) []string {
@@ -314,12 +367,15 @@ func JumpLink(guildID, channelID, messageID string) string {
 }
 
 // fitReply cuts s at a line to fit summaryReplyRunes.
-func fitReply(s string) string {
-	if utf8.RuneCountInString(s) <= summaryReplyRunes {
+func fitReply(s string) string { return fitRunes(s, summaryReplyRunes) }
+
+// fitRunes cuts s at a line to fit n characters.
+func fitRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	const more = "\n…（長いため以降は省略しました）"
-	limit := summaryReplyRunes - utf8.RuneCountInString(more)
+	limit := n - utf8.RuneCountInString(more)
 	r := []rune(s)[:limit]
 	cut := string(r)
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
@@ -357,6 +413,11 @@ type SummaryHandler struct {
 	Summarizer *Summarizer // required
 	// Chat answers what has no channel to read (the admin page's chats).
 	Chat Handler
+	// Keep, when set, keeps the question and the summary in the
+	// conversation as its other answers are, so that a follow-up
+	// (「その2番目について詳しく」) has the summary in context; its Store
+	// is used.
+	Keep *Conversation
 	Now  func() time.Time
 }
 
@@ -387,6 +448,10 @@ func (h *SummaryHandler) Handle(ctx context.Context, req Request, emit func(llm.
 	}
 	if err := emit(llm.Text{Text: text}); err != nil {
 		return err
+	}
+	if h.Keep != nil {
+		h.Keep.record(ctx, req, turnOf(req, req.space(), req.Text, at,
+			memory.MessageRecord{Content: text, Model: h.Summarizer.Model, At: now()}))
 	}
 	return emit(llm.Done{})
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // A logged channel is read from the log, oldest first, the newest kept
-// when over the limit; a channel without a log, and a DM, from the
-// history.
+// when over the limit, and so is a thread of it; a channel without a log,
+// a thread whose parent is not known, and a DM, from the history.
 func TestLogSource(t *testing.T) {
 	pool := dbtest.New(t)
 	ctx := context.Background()
@@ -37,7 +38,13 @@ func TestLogSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	history := &fakeSource{msgs: []ChannelMessage{{ID: "1", Author: "ben", At: base, Text: "履歴から"}}}
-	src := &LogSource{DB: pool, History: history}
+	threads := threadParents{"600": "500"}
+	src := &LogSource{DB: pool, History: history, Threads: threads}
+	thread := db.ChannelMessage{MessageID: db.SnowflakeAt(base) + 9, Space: "guild:900", GuildID: "900", ChannelID: "600", ParentID: "500",
+		AuthorID: "u2", AuthorName: "ben", CreatedAt: base, Content: "スレッドでの返事"}
+	if _, err := db.InsertChannelMessages(ctx, pool, []db.ChannelMessage{thread}); err != nil {
+		t.Fatal(err)
+	}
 
 	got, truncated, err := src.ChannelMessages(ctx, "900", "500", base.Add(-time.Minute), time.Time{}, 2)
 	if err != nil {
@@ -46,10 +53,27 @@ func TestLogSource(t *testing.T) {
 	if len(got) != 2 || !truncated || got[0].Text != "10時で" || got[1].Text != "雨なら延期" || !got[1].Bot || got[0].ID != rows[2].ID() {
 		t.Errorf("from the log: %+v (truncated %v)", got, truncated)
 	}
-	for _, tc := range []struct{ guild, channel string }{{"900", "501"}, {"", "700"}} {
+	got, _, err = src.ChannelMessages(ctx, "900", "600", base.Add(-time.Minute), time.Time{}, 10)
+	if err != nil || len(got) != 1 || got[0].Text != "スレッドでの返事" || got[0].ID != thread.ID() {
+		t.Errorf("a thread of the logged channel: %+v, %v; want its logged message", got, err)
+	}
+	for _, tc := range []struct{ guild, channel string }{{"900", "501"}, {"", "700"}, {"900", "601"}} {
 		got, _, err := src.ChannelMessages(ctx, tc.guild, tc.channel, base.Add(-time.Minute), time.Time{}, 10)
 		if err != nil || len(got) != 1 || got[0].Text != "履歴から" {
 			t.Errorf("%s/%s: %+v, %v; want the history", tc.guild, tc.channel, got, err)
 		}
 	}
+}
+
+// threadParents is a fake ThreadParents: a thread's parent by its id; any
+// other channel is unknown, as when Discord cannot be asked.
+type threadParents map[string]string
+
+var _ ThreadParents = threadParents(nil)
+
+func (p threadParents) ThreadParent(_ context.Context, channelID string) (string, error) {
+	if parent, ok := p[channelID]; ok {
+		return parent, nil
+	}
+	return "", errors.New("unknown channel")
 }

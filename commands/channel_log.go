@@ -22,10 +22,14 @@ type ChannelLogs interface {
 	Forget(ctx context.Context, space, authorID string) (int64, error)
 }
 
+// notLogManagerReply refuses /channel log to someone without Manage
+// Channels.
+const notLogManagerReply = "このチャンネルの発言の記録を見たり切り替えたりするには、このチャンネルの「チャンネルの管理」権限が必要です。あなたにはこの権限がありません。"
+
 // logOption declares /channel log.
 func logOption() Option {
 	return Option{
-		Type: Subcommand, Name: "log", Require: ManageChannels,
+		Type: Subcommand, Name: "log", Require: ManageChannels, Refusal: notLogManagerReply,
 		Description:   "Keep every message of this channel (and its threads) to summarise and search",
 		DescriptionJA: "このチャンネル（とスレッド）の発言をすべて記録し、要約や検索に使うか",
 		Options: []Option{{

@@ -65,6 +65,9 @@ type Option struct {
 	// Require is what using this subcommand needs; zero means the
 	// command's Require applies.
 	Require Permission
+	// Refusal is a subcommand's reply to someone who lacks its Require,
+	// when the command's would not say what is missing; "": the command's.
+	Refusal string
 }
 
 // Command is one slash command: what the adapter declares, and the
@@ -112,6 +115,15 @@ func (c Command) Required(sub string) Permission {
 		return o.Require
 	}
 	return c.Require
+}
+
+// RefusalFor is the reply to someone who lacks what subcommand sub (""
+// for none) requires: its own Refusal, else the command's.
+func (c Command) RefusalFor(sub string) string {
+	if o, ok := c.Subcommand(sub); ok && o.Refusal != "" {
+		return o.Refusal
+	}
+	return c.Refusal
 }
 
 // Request is one use of a command.

@@ -38,6 +38,9 @@ type Reminders interface {
 	MaxAhead() time.Duration
 	MaxPending() int
 	MaxPostsPerSpace() int
+	// DigestNote says, in a sentence, where a digest of channelID will
+	// read from; "" when it cannot say.
+	DigestNote(ctx context.Context, guildID, channelID string) string
 }
 
 // maxContentRunes matches scheduler.MaxContentLength.
@@ -104,11 +107,11 @@ func remindReply(ctx context.Context, r Reminders, req Request, log *slog.Logger
 }
 
 // remindAdd reads when and stores a one-shot or repeating reminder (or,
-// with kind KindPost, a scheduled post) in the caller's time zone, and
-// answers with what will happen.
+// with kind KindPost or KindDigest, a scheduled post) in the caller's
+// time zone, and answers with what will happen.
 func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *slog.Logger) string {
 	what := req.String("what")
-	if kind == db.KindPost {
+	if db.PostKind(kind) {
 		what = req.String("prompt")
 	}
 	when := req.String("when")
@@ -138,7 +141,7 @@ func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *
 			log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 			return "登録できませんでした。しばらくしてからもう一度お試しください。"
 		}
-		return confirmation(r, rem)
+		return confirmation(ctx, r, rem)
 	case !errors.Is(err, recur.ErrNotRepeating):
 		return fmt.Sprintf("「%s」を読み取れませんでした: %s\n%s", when, err, whenExample)
 	}
@@ -158,14 +161,14 @@ func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *
 		log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 		return "登録できませんでした。しばらくしてからもう一度お試しください。"
 	}
-	return confirmation(r, rem) + note
+	return confirmation(ctx, r, rem) + note
 }
 
 // limitReached is the refusal when the caller (or, for a post, the
 // server) has as many as allowed; "" when there is room. The scheduler
 // checks again under a lock.
 func limitReached(ctx context.Context, r Reminders, req Request, kind string, log *slog.Logger) string {
-	if kind == db.KindPost {
+	if db.PostKind(kind) {
 		posts, err := r.Posts(ctx, req.GuildID)
 		if err != nil {
 			log.Error("/schedule add: count posts", "guild_id", req.GuildID, "err", err)
@@ -217,14 +220,24 @@ func oneShotTime(when string, now time.Time) (due time.Time, note string, ok boo
 
 // confirmation says what was stored and what will happen: the rule in
 // words and the next three occurrences as Discord timestamps, a national
-// holiday named (the rule may not mean to fire on one).
-func confirmation(r Reminders, rem db.Reminder) string {
+// holiday named (the rule may not mean to fire on one), and for a digest
+// what it will read.
+func confirmation(ctx context.Context, r Reminders, rem db.Reminder) string {
 	what := "リマインダー"
-	if rem.Kind == db.KindPost {
+	switch rem.Kind {
+	case db.KindPost:
 		what = "定期投稿"
+	case db.KindDigest:
+		what = "話題のまとめの定期投稿"
+	}
+	reads := ""
+	if rem.Kind == db.KindDigest {
+		if note := r.DigestNote(ctx, rem.GuildID, rem.ChannelID); note != "" {
+			reads = "\n" + note
+		}
 	}
 	if !rem.Repeats() {
-		return fmt.Sprintf("%s #%d を登録しました: <t:%d:F>（<t:%d:R>）%s", what, rem.ID, rem.DueAt.Unix(), rem.DueAt.Unix(), rem.Content)
+		return fmt.Sprintf("%s #%d を登録しました: <t:%d:F>（<t:%d:R>）%s", what, rem.ID, rem.DueAt.Unix(), rem.DueAt.Unix(), rem.Content) + reads
 	}
 	var next []string
 	for _, t := range r.Upcoming(rem, 3) {
@@ -235,7 +248,7 @@ func confirmation(r Reminders, rem db.Reminder) string {
 		next = append(next, stamp)
 	}
 	return fmt.Sprintf("%s #%d を登録しました: %s\n繰り返し: %s（%s）\n次の%d回: %s",
-		what, rem.ID, rem.Content, r.RuleText(rem), rem.TimeZone, len(next), strings.Join(next, "、"))
+		what, rem.ID, rem.Content, r.RuleText(rem), rem.TimeZone, len(next), strings.Join(next, "、")) + reads
 }
 
 func sessionKey(req Request) string {
@@ -264,6 +277,9 @@ func listText(head string, r Reminders, rs []db.Reminder) string {
 	b.WriteString(head)
 	for _, rem := range rs {
 		line := fmt.Sprintf("#%d <t:%d:F>（<t:%d:R>）%s", rem.ID, rem.DueAt.Unix(), rem.DueAt.Unix(), rem.Content)
+		if rem.Kind == db.KindDigest {
+			line += "　📝 話題のまとめ"
+		}
 		if rem.Repeats() {
 			line += "　🔁 " + r.RuleText(rem)
 		}

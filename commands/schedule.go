@@ -32,7 +32,14 @@ func Schedule(r Reminders, log *slog.Logger) Command {
 				Option{Type: String, Name: "when", Required: true, MaxLength: 200,
 					Description: "When: 毎週金曜17時, 毎朝8時, every Monday at 9", DescriptionJA: "いつ: 毎週金曜17時、毎朝8時、平日9時"},
 				Option{Type: String, Name: "prompt", Required: true, MaxLength: maxContentRunes,
-					Description: "What the bot should write (今週の話題をまとめて)", DescriptionJA: "投稿する内容の指示（今週の話題をまとめて）"}),
+					Description: "What the bot should write (今週の話題をまとめて)", DescriptionJA: "投稿する内容の指示（今週の話題をまとめて）"},
+				Option{Type: String, Name: "kind",
+					Description:   "post: the answer to the prompt; digest: a summary of what members said here since the previous post",
+					DescriptionJA: "post: 指示への答えを投稿。digest: 前回からこのチャンネルで話されたことをまとめて投稿",
+					Choices: []Choice{
+						{Name: "post", NameJA: "post: 指示への答え", Value: db.KindPost},
+						{Name: "digest", NameJA: "digest: 話題のまとめ", Value: db.KindDigest},
+					}}),
 			sub("list", "List this server's scheduled posts", "このサーバーの定期投稿を表示", 0),
 			sub("cancel", "Cancel a scheduled post", "定期投稿を取り消す", ManageChannels, post),
 			sub("pause", "Pause a scheduled post", "定期投稿を一時停止", ManageChannels, post),
@@ -53,7 +60,15 @@ func scheduleReply(ctx context.Context, r Reminders, req Request, log *slog.Logg
 	}
 	switch req.Subcommand {
 	case "add":
-		return remindAdd(ctx, r, req, db.KindPost, log)
+		switch kind := req.String("kind"); kind {
+		case "", db.KindPost, db.KindDigest:
+			if kind == "" {
+				kind = db.KindPost
+			}
+			return remindAdd(ctx, r, req, kind, log)
+		default:
+			return fmt.Sprintf("kind は post（指示への答え）か digest（話題のまとめ）です（送られたのは %q）。", kind)
+		}
 	case "list":
 		posts, err := r.Posts(ctx, req.GuildID)
 		if err != nil {
@@ -76,7 +91,7 @@ func scheduleChange(ctx context.Context, r Reminders, req Request, log *slog.Log
 	id := req.Int("id")
 	who := db.Owner{UserID: req.UserID, Guild: req.GuildID}
 	rem, err := r.Get(ctx, who, id)
-	if err == nil && rem.Kind != db.KindPost {
+	if err == nil && !db.PostKind(rem.Kind) {
 		err = db.ErrNotFound
 	}
 	if err == nil {

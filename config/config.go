@@ -148,6 +148,10 @@ type Config struct {
 	// ChannelLogRetention is how long the channel log (/channel log on)
 	// keeps a message (CHANNEL_LOG_RETENTION, default 90d, at least 1d).
 	ChannelLogRetention time.Duration
+	// DigestMinMessages is how many messages members must have written
+	// since a digest's previous occurrence for it to post; a quieter
+	// period posts nothing (DIGEST_MIN_MESSAGES, default 5, 1 to 10000).
+	DigestMinMessages int
 	// LogFormat is how log lines are written (LOG_FORMAT): "text" (the
 	// default, logfmt-like) or "json" (one JSON object a line).
 	LogFormat string
@@ -228,6 +232,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 
 		MessageRetention:    p.retention("MESSAGE_RETENTION"),
 		ChannelLogRetention: p.duration("CHANNEL_LOG_RETENTION", 90*24*time.Hour, 24*time.Hour, 100*365*24*time.Hour),
+		DigestMinMessages:   p.intRange("DIGEST_MIN_MESSAGES", 5, 1, 10000),
 
 		LogFormat: p.oneOf("LOG_FORMAT", "text", "text", "json"),
 	}
@@ -315,6 +320,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Duration("api_log_retention", c.APILogRetention),
 		slog.Duration("message_retention", c.MessageRetention),
 		slog.Duration("channel_log_retention", c.ChannelLogRetention),
+		slog.Int("digest_min_messages", c.DigestMinMessages),
 		slog.Any("disaster", c.Disaster),
 		slog.String("log_format", c.LogFormat),
 	)

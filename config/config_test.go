@@ -50,6 +50,7 @@ func TestParseDefaults(t *testing.T) {
 		{"TURN_TIMEOUT", c.TurnTimeout, 5 * time.Minute},
 		{"API_LOG_RETENTION", c.APILogRetention, 30 * 24 * time.Hour},
 		{"CHANNEL_LOG_RETENTION", c.ChannelLogRetention, 90 * 24 * time.Hour},
+		{"DIGEST_MIN_MESSAGES", c.DigestMinMessages, 5},
 		{"LOG_FORMAT", c.LogFormat, "text"},
 	}
 	for _, tc := range checks {
@@ -180,6 +181,8 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"API_LOG_RETENTION", "10m"},
 		{"CHANNEL_LOG_RETENTION", "90 days"},
 		{"CHANNEL_LOG_RETENTION", "12h"},
+		{"DIGEST_MIN_MESSAGES", "0"},
+		{"DIGEST_MIN_MESSAGES", "few"},
 		{"LOG_FORMAT", "xml"},
 		{"TRUSTED_PROXIES", "10.0.0.0/33"},
 		{"TRUSTED_PROXIES", "127.0.0.1,proxy.local"},

@@ -300,17 +300,22 @@ type ChannelLogQuery struct {
 	AnySpace  bool
 	Query     string // words, each found (case-insensitive); "" matches all
 	ChannelID string // a channel (its threads included) or a thread
-	Author    string // the author's id or name (a part of the name)
-	Since     time.Time
-	Until     time.Time
-	Limit     int // at most this many hits (default 20)
-	Offset    int // hits skipped (a later page)
+	// Author is the author's id, or their name or a part of it: a word of
+	// it, or two characters or more of a Japanese name (taro, 田中).
+	Author string
+	Since  time.Time
+	Until  time.Time
+	Limit  int // at most this many hits (default 20)
+	Offset int // hits skipped (a later page)
 }
 
 // SearchChannelLog returns the logged messages of q.Space that match q,
-// newest first. The words are looked up through the same two-character
-// terms as the admin search (see 0021_chat_app.sql) and then checked as
-// substrings.
+// newest first. The words, the member and the channel are looked up
+// together in the terms index (0031_channel_log_terms.sql: the words as
+// the admin search's two-character terms, see 0021_chat_app.sql), so that
+// the index's intersection does the narrowing, and the candidates are then
+// checked for the words as substrings. Without words or a member, a
+// channel's messages are read through its own index, newest first.
 func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]ChannelMessage, error) {
 	if q.Space == "" && !q.AnySpace {
 		return nil, fmt.Errorf("search channel log: no space")
@@ -318,46 +323,37 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
-	// $1 is the lower bound of the window (see below), $2 and $3 the space.
-	where := []string{"(space = $2 OR $3)"}
-	args := []any{int64(0), q.Space, q.AnySpace}
+	words := strings.Fields(q.Query)
+	var terms, names []string
+	var oldest int64
+	if len(words) > 0 || q.Author != "" {
+		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1), yorozu_search_terms($2), coalesce((SELECT min(message_id) FROM channel_messages), 0)`,
+			q.Query, q.Author).Scan(&terms, &names, &oldest); err != nil {
+			return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
+		}
+		if len(words) > 0 && len(terms) == 0 {
+			return nil, nil // only punctuation: nothing to look up
+		}
+	}
+	// $1 is the lower bound of the window (see below).
+	args := []any{int64(0)}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	var terms string // the condition on the terms index, when there are words
-	if words := strings.Fields(q.Query); len(words) > 0 {
-		var ts []string
-		if err := qr.QueryRow(ctx, `SELECT yorozu_search_terms($1)`, q.Query).Scan(&ts); err != nil {
-			return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
-		}
-		if len(ts) == 0 {
-			return nil, nil
-		}
-		tsq := make([]string, len(ts))
-		for i, t := range ts {
-			tsq[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
-			if isASCIIWord(t) {
-				tsq[i] += ":*"
-			}
-		}
+	var where []string
+	if !q.AnySpace {
+		where = append(where, "space = "+arg(q.Space))
+	}
+	if len(words) > 0 {
 		likes := make([]string, len(words))
 		for i, w := range words {
-			likes[i] = "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
+			likes[i] = "%" + escapeLike(w) + "%"
 		}
-		if !q.AnySpace { // the space's own term (0030_channel_log.sql)
-			tsq = append(tsq, "'@"+strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(q.Space)+"'")
-		}
-		terms = "terms @@ " + arg(strings.Join(tsq, " & ")) + "::tsquery"
 		where = append(where, "content ILIKE ALL ("+arg(likes)+")")
 	}
-	if q.ChannelID != "" {
-		p := arg(q.ChannelID)
-		where = append(where, "(channel_id = "+p+" OR parent_id = "+p+")")
-	}
 	if q.Author != "" {
-		where = append(where, "(author_id = "+arg(q.Author)+" OR author_name ILIKE "+
-			arg("%"+strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(q.Author)+"%")+")")
+		where = append(where, "(author_id = "+arg(q.Author)+" OR author_name ILIKE "+arg("%"+escapeLike(q.Author)+"%")+")")
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "message_id >= "+arg(SnowflakeAt(q.Since)))
@@ -365,26 +361,74 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	if !q.Until.IsZero() {
 		where = append(where, "message_id < "+arg(SnowflakeAt(q.Until)))
 	}
-	page := " ORDER BY message_id DESC LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
-	if terms == "" {
-		return searchChannelLog(ctx, qr, q, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE message_id > $1 AND "+
-			strings.Join(where, " AND ")+page, args)
+	cond := func(extra ...string) string {
+		return strings.Join(append(append([]string{"message_id > $1"}, where...), extra...), " AND ")
 	}
-	// With words, the newest day is searched first, then eight times
-	// further back each time, until enough are found: a common word
-	// matches so many rows that sorting them all would take long. The
-	// candidates come from the terms index (MATERIALIZED), so the planner
-	// cannot choose to walk a server's whole log backwards for a rare word.
-	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE " + terms + " AND message_id > $1)\n" +
-		"SELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " + strings.Join(where, " AND ") + page
+	page := " ORDER BY message_id DESC LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
+	if len(words) == 0 && q.Author == "" {
+		if q.ChannelID == "" {
+			return searchChannelLog(ctx, qr, q, "SELECT "+channelMessageColumns+" FROM channel_messages WHERE "+cond()+page, args)
+		}
+		// The channel's rows and its threads', each newest first through
+		// its own index, merged: an OR of the two would walk the whole
+		// log backwards for a quiet channel.
+		c, n := arg(q.ChannelID), arg(q.Limit+q.Offset)
+		return searchChannelLog(ctx, qr, q, "SELECT "+channelMessageColumns+" FROM (\n"+
+			"(SELECT * FROM channel_messages WHERE "+cond("channel_id = "+c)+" ORDER BY message_id DESC LIMIT "+n+")\nUNION ALL\n"+
+			"(SELECT * FROM channel_messages WHERE "+cond("parent_id = "+c, "parent_id <> ''")+" ORDER BY message_id DESC LIMIT "+n+")\n"+
+			") m"+page, args)
+	}
+	tsq := make([]string, 0, len(terms)+3)
+	for _, t := range terms {
+		tsq = append(tsq, lexeme(t, isASCIIWord(t)))
+	}
+	if q.Author != "" {
+		author := lexeme("~"+q.Author, false)
+		if len(names) > 0 {
+			ns := make([]string, len(names))
+			for i, n := range names {
+				ns[i] = lexeme("~"+n, false) // a prefix of a name can be many names' (see BenchmarkChannelLog)
+			}
+			author = "(" + author + " | " + strings.Join(ns, " & ") + ")"
+		}
+		tsq = append(tsq, author)
+	}
+	if q.ChannelID != "" {
+		p := arg(q.ChannelID)
+		where = append(where, "(channel_id = "+p+" OR parent_id = "+p+")")
+		tsq = append(tsq, lexeme("#"+q.ChannelID, false))
+	}
+	if !q.AnySpace {
+		tsq = append(tsq, lexeme("@"+q.Space, false))
+	}
+	tsquery := strings.Join(tsq, " & ")
+	query := arg(tsquery)
+	// Terms that few messages hold are looked up once, whole. Terms that
+	// many hold would match so many rows that sorting them all would take
+	// long: the newest day is searched first, then eight times further
+	// back each time, until enough are found or the log's oldest message
+	// is passed. Either way the candidates come from the terms index
+	// (MATERIALIZED), so the planner cannot choose to walk a server's
+	// whole log backwards for a rare word.
+	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE terms @@ " + query +
+		"::tsquery AND message_id > $1)\nSELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " +
+		cond() + page
+	var candidates int
+	if err := qr.QueryRow(ctx, "SELECT count(*) FROM (SELECT FROM channel_messages WHERE terms @@ $1::tsquery LIMIT $2) c",
+		pgx.QueryExecModeExec, tsquery, fewCandidates+1).Scan(&candidates); err != nil {
+		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
+	}
+	if candidates <= fewCandidates {
+		return searchChannelLog(ctx, qr, q, sql, args)
+	}
 	hi := time.Now().Add(time.Hour)
 	if !q.Until.IsZero() {
 		hi = q.Until
 	}
 	for window := 24 * time.Hour; ; window *= 8 {
-		from := hi.Add(-window)
-		last := window > 50*365*24*time.Hour || !q.Since.IsZero() && from.Before(q.Since)
-		args[0] = SnowflakeAt(from)
+		from := SnowflakeAt(hi.Add(-window))
+		last := from <= oldest || window > 50*365*24*time.Hour || !q.Since.IsZero() && from < SnowflakeAt(q.Since)
+		args[0] = from
 		if last {
 			args[0] = int64(0)
 		}
@@ -393,6 +437,25 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 			return ms, err
 		}
 	}
+}
+
+// fewCandidates is how many messages holding a search's terms are few
+// enough to be checked all at once.
+const fewCandidates = 200
+
+// lexeme is term t quoted for a tsquery; prefix matches the words that
+// begin with it (tok finds tokyo).
+func lexeme(t string, prefix bool) string {
+	l := "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
+	if prefix {
+		l += ":*"
+	}
+	return l
+}
+
+// escapeLike escapes s for a LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // searchChannelLog runs one search statement, unprepared: a cached

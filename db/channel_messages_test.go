@@ -155,3 +155,103 @@ func TestChannelLogOn(t *testing.T) {
 		t.Errorf("counts %+v, %v; want channel 11 on", counts, err)
 	}
 }
+
+// TestChannelLogNarrowed: a search narrowed to a channel finds its
+// threads' messages too and no other channel's; narrowed to a member, by
+// id or by a part of their name (two characters of a Japanese name, a word
+// of an ASCII one), with words or without; a member who wrote
+// nothing finds nothing.
+func TestChannelLogNarrowed(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	base := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	id := func(min int) int64 { return db.SnowflakeAt(base.Add(time.Duration(min)*time.Minute)) + 1 }
+	msg := func(min int, channel, parent, author, name, content string) db.ChannelMessage {
+		m := logged(id(min), channel, author, content, base.Add(time.Duration(min)*time.Minute))
+		m.ParentID, m.AuthorName = parent, name
+		return m
+	}
+	ms := []db.ChannelMessage{
+		msg(0, "10", "", "u1", "田中太郎", "集合は駅前で"),
+		msg(1, "15", "10", "u2", "Taro Yamada", "スレッドでも集合の話"),
+		msg(2, "11", "", "u1", "田中太郎", "別のチャンネルで集合"),
+		msg(3, "10", "", "u2", "Taro Yamada", "了解です"),
+		msg(4, "15", "10", "u1", "田中太郎", "写真です"),
+	}
+	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    db.ChannelLogQuery
+		want []int64
+	}{
+		{"word in a channel and its thread", db.ChannelLogQuery{Query: "集合", ChannelID: "10"}, []int64{id(1), id(0)}},
+		{"word in a thread", db.ChannelLogQuery{Query: "集合", ChannelID: "15"}, []int64{id(1)}},
+		{"a channel's newest, threads included", db.ChannelLogQuery{ChannelID: "10", Limit: 3}, []int64{id(4), id(3), id(1)}},
+		{"a channel's next page", db.ChannelLogQuery{ChannelID: "10", Limit: 3, Offset: 3}, []int64{id(0)}},
+		{"a channel since minute 1", db.ChannelLogQuery{ChannelID: "10", Since: base.Add(time.Minute)}, []int64{id(4), id(3), id(1)}},
+		{"member by Japanese name", db.ChannelLogQuery{Query: "集合", Author: "田中"}, []int64{id(2), id(0)}},
+		{"member by a word of an ASCII name", db.ChannelLogQuery{Author: "taro"}, []int64{id(3), id(1)}},
+		{"member by id in a channel", db.ChannelLogQuery{Author: "u1", ChannelID: "10"}, []int64{id(4), id(0)}},
+		{"member who wrote nothing", db.ChannelLogQuery{Query: "集合", Author: "nobody"}, nil},
+		{"channel with no such word", db.ChannelLogQuery{Query: "python", ChannelID: "10"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.q.Space = "guild:1"
+			if got := searchIDs(t, pool, tc.q); !slices.Equal(got, tc.want) {
+				t.Errorf("found %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestChannelLogCommonWord: a word in more messages than are checked at
+// once is searched back from the newest day: the newest hits come first,
+// a later page follows on, and a member's hits among them are found.
+func TestChannelLogCommonWord(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	now := time.Now().Add(-time.Minute)
+	const n = 300
+	ms := make([]db.ChannelMessage, n)
+	for i := range ms {
+		at := now.Add(-time.Duration(i) * 2 * time.Hour) // 25 days
+		ms[i] = logged(db.SnowflakeAt(at)+1, "10", "u"+strconv.Itoa(i%7), "今日の天気は晴れ "+strconv.Itoa(i), at)
+	}
+	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    db.ChannelLogQuery
+		want []int64
+	}{
+		{"newest first", db.ChannelLogQuery{Query: "天気", Limit: 3}, []int64{ms[0].MessageID, ms[1].MessageID, ms[2].MessageID}},
+		{"a later page", db.ChannelLogQuery{Query: "天気", Limit: 2, Offset: 100}, []int64{ms[100].MessageID, ms[101].MessageID}},
+		{"a member's", db.ChannelLogQuery{Query: "天気", Author: "u3", Limit: 2}, []int64{ms[3].MessageID, ms[10].MessageID}},
+		{"the oldest", db.ChannelLogQuery{Query: "天気 299"}, []int64{ms[n-1].MessageID}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.q.Space = "guild:1"
+			if got := searchIDs(t, pool, tc.q); !slices.Equal(got, tc.want) {
+				t.Errorf("found %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// searchIDs are the ids of the messages SearchChannelLog finds for q, in
+// its order.
+func searchIDs(t *testing.T, pool db.Querier, q db.ChannelLogQuery) []int64 {
+	t.Helper()
+	hits, err := db.SearchChannelLog(t.Context(), pool, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.MessageID)
+	}
+	return ids
+}

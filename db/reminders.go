@@ -17,7 +17,14 @@ var ErrReminderNotPending = errors.New("reminder is not pending")
 const (
 	KindRemind = "remind" // a message to its user
 	KindPost   = "post"   // a scheduled post: the chat pipeline's answer to Content
+	// KindDigest is a scheduled post that summarises what members said in
+	// its channel since the previous occurrence; Content names it.
+	KindDigest = "digest"
 )
+
+// PostKind reports whether kind posts to a channel for its server (a
+// scheduled post or a digest), not to its user.
+func PostKind(kind string) bool { return kind == KindPost || kind == KindDigest }
 
 // Reminder is a row of reminders: something a user asked to be told at DueAt,
 // in ChannelID, mentioning UserID. It is pending while NotifiedAt,
@@ -40,7 +47,7 @@ type Reminder struct {
 	JobID           *int64     `db:"job_id"`   // the River job that delivers it
 	Attempts        int        `db:"attempts"` // delivery attempts made
 	LastError       string     `db:"last_error"`
-	Kind            string     `db:"kind"`          // KindRemind or KindPost
+	Kind            string     `db:"kind"`          // KindRemind, KindPost or KindDigest
 	RRule           string     `db:"rrule"`         // DTSTART and RRULE lines; "" for one-shot
 	TimeZone        string     `db:"time_zone"`     // IANA zone its times were read in
 	SkipHolidays    bool       `db:"skip_holidays"` // the rule passes over national holidays

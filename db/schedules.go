@@ -72,6 +72,21 @@ WHERE reminder_deliveries.message_id = ''`,
 	return nil
 }
 
+// PreviousOccurrence returns the latest occurrence of reminder id handled
+// before at (delivered or not), and false when there is none.
+func PreviousOccurrence(ctx context.Context, q Querier, id int64, at time.Time) (time.Time, bool, error) {
+	var prev time.Time
+	err := q.QueryRow(ctx, "SELECT occurrence FROM reminder_deliveries WHERE reminder_id = $1 AND occurrence < $2 ORDER BY occurrence DESC LIMIT 1",
+		id, at).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("previous occurrence of reminder %d: %w", id, err)
+	}
+	return prev, true, nil
+}
+
 // RecentDeliveries returns the last perReminder deliveries of each of ids,
 // newest first.
 func RecentDeliveries(ctx context.Context, q Querier, ids []int64, perReminder int) (map[int64][]Delivery, error) {
@@ -173,20 +188,21 @@ func LockOwnedReminder(ctx context.Context, q Querier, id int64, userID, anyInGu
 		id, userID, anyInGuild)
 }
 
-// CountLivePosts counts the pending scheduled posts of server guildID.
+// CountLivePosts counts the pending scheduled posts (digests too) of
+// server guildID.
 func CountLivePosts(ctx context.Context, q Querier, guildID string) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, "SELECT count(*) FROM reminders WHERE kind = 'post' AND guild_id = $1 AND "+reminderPending, guildID).Scan(&n)
+	err := q.QueryRow(ctx, "SELECT count(*) FROM reminders WHERE kind IN ('post', 'digest') AND guild_id = $1 AND "+reminderPending, guildID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count scheduled posts of %s: %w", guildID, err)
 	}
 	return n, nil
 }
 
-// LivePosts lists the pending scheduled posts of server guildID, soonest
-// first.
+// LivePosts lists the pending scheduled posts (digests too) of server
+// guildID, soonest first.
 func LivePosts(ctx context.Context, q Querier, guildID string) ([]Reminder, error) {
-	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE kind = 'post' AND guild_id = $1 AND "+
+	rows, err := q.Query(ctx, "SELECT "+reminderColumns+" FROM reminders WHERE kind IN ('post', 'digest') AND guild_id = $1 AND "+
 		reminderPending+" ORDER BY due_at, id", guildID)
 	if err != nil {
 		return nil, fmt.Errorf("list scheduled posts of %s: %w", guildID, err)

@@ -44,14 +44,11 @@ func SearchMessages(ctx context.Context, q Querier, query string, limit int) ([]
 	}
 	tsq := make([]string, len(terms))
 	for i, t := range terms {
-		tsq[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
-		if isASCIIWord(t) {
-			tsq[i] += ":*" // tok finds tokyo
-		}
+		tsq[i] = lexeme(t, isASCIIWord(t))
 	}
 	likes := make([]string, len(words))
 	for i, w := range words {
-		likes[i] = "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
+		likes[i] = "%" + escapeLike(w) + "%"
 	}
 	var out []SearchHit
 	for window := int64(searchWindow); ; window *= 8 {

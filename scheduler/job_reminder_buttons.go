@@ -53,7 +53,7 @@ func (r *Reminders) ReadButton(customID string) (action string, id int64, err er
 // buttons are the components of r's delivered message: snoozes and done,
 // and for a repeating one skip and stop. None without a key.
 func buttons(key []byte, r db.Reminder) []discordgo.MessageComponent {
-	if len(key) == 0 || r.Kind == db.KindPost {
+	if len(key) == 0 || db.PostKind(r.Kind) {
 		return nil
 	}
 	b := func(label, action string, style discordgo.ButtonStyle) discordgo.MessageComponent {

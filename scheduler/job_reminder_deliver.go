@@ -34,7 +34,8 @@ type reminderArgs struct {
 	// Occurrence is the due time (Unix seconds) of the occurrence a
 	// repeating reminder's job handles; 0 for a one-shot reminder.
 	Occurrence int64 `json:"occurrence,omitempty"`
-	// Post marks a scheduled post, which runs the chat pipeline first.
+	// Post marks a scheduled post or a digest, which runs the chat
+	// pipeline or the summary first.
 	Post bool `json:"post,omitempty"`
 }
 
@@ -128,10 +129,16 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 		}
 	}
 	var modelErr error
-	if msg == nil && sendErr == nil && r.Kind == db.KindPost {
-		d.post, modelErr = w.writePost(ctx, r)
+	var quiet string
+	if msg == nil && sendErr == nil {
+		switch r.Kind {
+		case db.KindPost:
+			d.post, modelErr = w.writePost(ctx, r)
+		case db.KindDigest:
+			d.post, quiet, modelErr = w.writeDigest(ctx, *d)
+		}
 	}
-	if msg == nil && sendErr == nil && modelErr == nil {
+	if msg == nil && sendErr == nil && modelErr == nil && quiet == "" {
 		msg, sendErr = w.send(ctx, *d)
 	}
 
@@ -154,6 +161,17 @@ func (w *reminderWorker) Work(ctx context.Context, job *river.Job[reminderArgs])
 		// The model failed: nothing is posted, the schedule goes on.
 		log.Error("scheduled post not written; nothing posted", "err", modelErr)
 		return w.finish(rctx, d, fmt.Errorf("model: %w", modelErr), false)
+	}
+	if quiet != "" {
+		// A digest of a quiet period: handled, with nothing to post.
+		if err := w.settle(rctx, d, nil, func(tx pgx.Tx, cur db.Reminder) error {
+			return w.record(rctx, tx, *d, cur, db.Delivery{Error: quiet}, attempts, false)
+		}); err != nil {
+			return fmt.Errorf("deliver reminder %d: record result: %w", id, err)
+		}
+		log.Info("digest not posted", "reason", quiet)
+		w.done("quiet", *d)
+		return nil
 	}
 	switch {
 	case sendErr == nil:
@@ -382,6 +400,42 @@ func (w *reminderWorker) writePost(ctx context.Context, r db.Reminder) (string, 
 	return truncateRunes(text, maxMessageRunes), nil
 }
 
+// writeDigest asks for a digest's text: a summary of what was said in its
+// channel since the previous occurrence. quiet, when not "", says why
+// nothing is posted (too little was said).
+func (w *reminderWorker) writeDigest(ctx context.Context, d delivery) (text, quiet string, err error) {
+	if w.s.opts.Digests == nil {
+		return "", "", errors.New("no summarizer to write digests")
+	}
+	since := w.digestSince(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, w.s.opts.JobTimeout)
+	defer cancel()
+	text, quiet, err = w.s.opts.Digests.Digest(ctx, d.r.GuildID, d.r.ChannelID, since, d.now, w.s.opts.DigestMinMessages)
+	if err != nil || quiet != "" {
+		return "", quiet, err
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", "", errors.New("the summary is empty")
+	}
+	return truncateRunes(text, maxMessageRunes), "", nil
+}
+
+// digestSince is where d's digest starts: the previous occurrence handled
+// (a catch-up after downtime covers every occurrence missed); for the
+// first, as far back as the rule's next occurrence is ahead (a day for a
+// daily digest, a week for a weekly one).
+func (w *reminderWorker) digestSince(ctx context.Context, d delivery) time.Time {
+	if prev, ok, err := db.PreviousOccurrence(ctx, w.s.pool, d.r.ID, d.r.DueAt); err == nil && ok {
+		return prev
+	}
+	if rule, loc, err := Rule(d.r); err == nil {
+		if next := rule.Next(d.r.DueAt, loc, 1); len(next) > 0 {
+			return d.r.DueAt.Add(-next[0].Sub(d.r.DueAt))
+		}
+	}
+	return d.r.DueAt.Add(-24 * time.Hour)
+}
+
 // maxMessageRunes is Discord's limit on a message's content.
 const maxMessageRunes = 2000
 
@@ -416,7 +470,7 @@ func (w *reminderWorker) send(ctx context.Context, d delivery) (*discordgo.Messa
 		EnforceNonce: true,
 		Components:   buttons(w.s.opts.ButtonKey, r),
 	}
-	if r.Kind == db.KindPost {
+	if db.PostKind(r.Kind) {
 		body.Content = d.post
 		body.AllowedMentions.Users = []string{}
 	} else {
@@ -488,7 +542,7 @@ func (w *reminderWorker) findPosted(ctx context.Context, r db.Reminder) (*discor
 	since = since.Add(-time.Minute) // clocks differ; a job may start just early
 	nonce := reminderNonce(r)
 	marker := "" // a scheduled post is found by its nonce only
-	if r.Kind != db.KindPost {
+	if !db.PostKind(r.Kind) {
 		marker = reminderHead(r)
 	}
 	endpoint := discordgo.EndpointChannelMessages(r.ChannelID)

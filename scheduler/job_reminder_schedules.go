@@ -53,7 +53,7 @@ func (r *Reminders) Repeat(ctx context.Context, p db.ReminderParams, rule recur.
 	if err != nil {
 		return db.Reminder{}, fmt.Errorf("create schedule: %w", err)
 	}
-	if p.Kind == db.KindPost && p.GuildID == "" {
+	if db.PostKind(p.Kind) && p.GuildID == "" {
 		return db.Reminder{}, fmt.Errorf("create schedule: %w (a scheduled post belongs to a server)", ErrMissingAudience)
 	}
 	if _, err := recur.LoadLocation(loc.String()); err != nil {
@@ -71,7 +71,7 @@ func (r *Reminders) Repeat(ctx context.Context, p db.ReminderParams, rule recur.
 	p.Content, p.DueAt = content, first[0]
 	p.RRule, p.TimeZone, p.SkipHolidays = rule.RRULE(loc), loc.String(), rule.SkipHolidays
 	var check func(pgx.Tx) error
-	if p.Kind == db.KindPost {
+	if db.PostKind(p.Kind) {
 		check = func(tx pgx.Tx) error {
 			// Posts of one server are created under its lock too.
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "yorozu.posts:"+p.GuildID); err != nil {
@@ -296,7 +296,7 @@ func (s *Scheduler) insertJob(ctx context.Context, tx pgx.Tx, rem db.Reminder) (
 
 // deliveryJob is the job that handles rem's DueAt.
 func deliveryJob(rem db.Reminder) river.InsertManyParams {
-	args := reminderArgs{ReminderID: rem.ID, Post: rem.Kind == db.KindPost}
+	args := reminderArgs{ReminderID: rem.ID, Post: db.PostKind(rem.Kind)}
 	opts := &river.InsertOpts{ScheduledAt: rem.DueAt}
 	if rem.Repeats() {
 		args.Occurrence = rem.DueAt.Unix()
@@ -350,4 +350,15 @@ func (r *Reminders) AdminPause(ctx context.Context, id int64) (db.Reminder, erro
 // AdminResume resumes anyone's paused reminder id.
 func (r *Reminders) AdminResume(ctx context.Context, id int64) (db.Reminder, error) {
 	return r.Resume(ctx, db.Owner{Admin: true}, id)
+}
+
+// DigestNote says, in a sentence for the user, where a digest of
+// channelID of guildID will read from (the channel log, or Discord's
+// history and whether yorozu may read it); "" when digests are not
+// written here.
+func (r *Reminders) DigestNote(ctx context.Context, guildID, channelID string) string {
+	if r.s.opts.Digests == nil {
+		return ""
+	}
+	return r.s.opts.Digests.DigestNote(ctx, guildID, channelID)
 }

@@ -39,6 +39,17 @@ type Discord interface {
 
 var _ Discord = (*discordgo.Session)(nil)
 
+// Digester writes digests: a summary of what members said in a channel
+// from since to until, with jump links, in one Discord message. quiet,
+// when not "", says why nothing is posted (fewer than minMessages
+// messages); an error posts nothing, the schedule goes on. DigestNote says,
+// in a sentence for the user, where a digest of the channel will read
+// from.
+type Digester interface {
+	Digest(ctx context.Context, guildID, channelID string, since, until time.Time, minMessages int) (text, quiet string, err error)
+	DigestNote(ctx context.Context, guildID, channelID string) string
+}
+
 // Options configure a Scheduler. Zero values get the documented defaults.
 type Options struct {
 	// Discord posts reminders. Nil leaves the reminders queue unworked: the
@@ -85,6 +96,14 @@ type Options struct {
 	// posts are kept and not posted. An error posts nothing; the schedule
 	// goes on.
 	Post func(ctx context.Context, r db.Reminder) (string, error)
+	// Digests write the message of each occurrence of a digest, and say
+	// where a digest will read from; *chat.Summarizer does. Nil: digests
+	// are kept and not posted.
+	Digests Digester
+	// DigestMinMessages is how many messages members must have written
+	// since a digest's previous occurrence for it to post
+	// (DIGEST_MIN_MESSAGES); default 5.
+	DigestMinMessages int
 	// ButtonKey signs the custom ids of the buttons on delivered reminders
 	// (see ButtonID); the same on every process, and kept across restarts.
 	// Empty: reminders go out without buttons.
@@ -125,6 +144,9 @@ func (o *Options) defaults() {
 	}
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = 15 * time.Second
+	}
+	if o.DigestMinMessages <= 0 {
+		o.DigestMinMessages = 5
 	}
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = 10 * time.Minute

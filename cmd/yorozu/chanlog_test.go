@@ -11,8 +11,9 @@ import (
 	"github.com/yorozu-bot/yorozu/db"
 )
 
-// TestChannelLogEndToEnd: /channel log on posts its notice for the whole
-// channel; from then on members' messages are kept; /forget me removes
+// TestChannelLogEndToEnd: /channel log is refused, naming the missing
+// permission, to a member without Manage Channels; /channel log on posts
+// its notice for the whole channel; from then on members' messages are kept; /forget me removes
 // only the member's own; the retention job removes old rows; /channel log
 // off stops keeping new ones.
 func TestChannelLogEndToEnd(t *testing.T) {
@@ -28,6 +29,11 @@ func TestChannelLogEndToEnd(t *testing.T) {
 	manager := member("400000000000000009", discordgo.PermissionManageChannels)
 	alice, bob := "400000000000000001", "400000000000000002"
 
+	// Without Manage Channels: the refusal names what is missing, and
+	// nothing is kept.
+	if got := h.command(t, logCmd(member(bob, 0), "on")); !strings.Contains(got, "「チャンネルの管理」権限が必要") || strings.Contains(got, "モード") {
+		t.Errorf("/channel log on without Manage Channels = %q; want the missing permission named", got)
+	}
 	h.say(alice, "記録を始める前の発言")
 	before := len(h.discord.InteractionResponses())
 	h.discord.SendInteraction(logCmd(manager, "on"))

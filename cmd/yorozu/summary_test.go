@@ -18,8 +18,9 @@ import (
 
 // TestSummaryOfTheTalk: members talk without mentioning yorozu, then one
 // asks 「さっきの話まとめて」: the answer is the summary of the channel's
-// history, its point linked to the member's message it cites, and /summary
-// and 「ここから要約」 are registered.
+// history, its point linked to the member's message it cites; a follow-up
+// (「その2番目について詳しく」) has the question and the summary in its
+// context; and /summary and 「ここから要約」 are registered.
 func TestSummaryOfTheTalk(t *testing.T) {
 	h := start(t, nil)
 	var said []*discordgo.Message
@@ -32,12 +33,17 @@ func TestSummaryOfTheTalk(t *testing.T) {
 			Author: &discordgo.User{ID: user, Username: "user" + user[len(user)-1:]}}))
 	}
 	var read string
+	var mu sync.Mutex
+	var followUp []api.Message
 	h.handle(func(req api.ChatRequest) ollamatest.Reply {
 		if strings.Contains(req.Messages[0].Content, "チャンネルの会話を要約します") {
 			read = req.Messages[len(req.Messages)-1].Content
 			return ollamatest.Text("**BBQ**\n- ✅ 決定: 10時に駅前の広場に集合 [3]\n- ❓ 未解決: 雨の場合 [4]")
 		}
-		return ollamatest.Text("普通の返事です。")
+		mu.Lock()
+		followUp = req.Messages
+		mu.Unlock()
+		return ollamatest.Text("雨の場合は、前日の夜に決めましょう。")
 	})
 	h.mention(aliceID, "さっきの話まとめて")
 	link := "https://discord.com/channels/" + guildID + "/" + channelID + "/" + said[2].ID
@@ -47,6 +53,20 @@ func TestSummaryOfTheTalk(t *testing.T) {
 	}
 	if !strings.Contains(read, "駅前の広場でいいんじゃない") {
 		t.Errorf("the model read:\n%s", read)
+	}
+	// The question and the summary are kept as a turn: a follow-up has
+	// them in context.
+	h.mention(aliceID, "その2番目について詳しく")
+	h.waitReply(t, 2, func(s string) bool { return strings.Contains(s, "前日の夜") })
+	mu.Lock()
+	var asked, summary bool
+	for _, m := range followUp {
+		asked = asked || m.Role == "user" && strings.Contains(m.Content, "さっきの話まとめて")
+		summary = summary || m.Role == "assistant" && strings.Contains(m.Content, "❓ 未解決: 雨の場合")
+	}
+	mu.Unlock()
+	if !asked || !summary {
+		t.Errorf("the follow-up's context lacks the summary turn (question %v, summary %v):\n%+v", asked, summary, followUp)
 	}
 	var names []string
 	for _, c := range h.discord.Commands() {

@@ -74,6 +74,7 @@ type app struct {
 	health    *health.Checker      // DATA_DIR, Ollama and the models, checked in the background
 	dbWatch   *db.Watch            // whether the database answers, said once per outage
 	chanlog   *chanlog.Log         // the channel log's ingester (/channel log on)
+	summary   *chat.Summarizer     // /summary, 「さっきの話まとめて」 and digests; nil without Discord
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -173,6 +174,8 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			return nil, err
 		}
 		a.bot, discord = b, b
+		a.summary = &chat.Summarizer{Source: &chat.LogSource{DB: d.pool, History: b, Threads: b, Readable: b}, Pipeline: a.llm, Model: cfg.DefaultModel,
+			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: logger}
 		b.FollowChannelLog(a.chanlog)
 		a.handover = bot.NewHandover(b, d.pool, a.fail)
 		a.instrumentDiscord(b)
@@ -193,7 +196,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		ReminderDone: a.metrics.ReminderDone,
 	}
 	if discord != nil {
-		schedOpts.Discord = discord.Session()
+		schedOpts.Discord, schedOpts.Digests, schedOpts.DigestMinMessages = discord.Session(), a.summary, cfg.DigestMinMessages
 	}
 	sched, err := scheduler.New(d.pool, schedOpts)
 	if err != nil {
@@ -333,11 +336,8 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}
 	// Summaries read the channel log, or else Discord's history: without
 	// the bot there is no route.
-	var summarizer *chat.Summarizer
 	if a.bot != nil {
-		summarizer = &chat.Summarizer{Source: &chat.LogSource{DB: a.db.pool, History: a.bot}, Pipeline: a.llm, Model: cfg.DefaultModel,
-			Budget: cfg.ContextTokenBudget, Location: cfg.Location, Logger: a.logger}
-		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: summarizer, Chat: conv}); err != nil {
+		if err := a.router.Add(chat.RouteSummary, &chat.SummaryHandler{Summarizer: a.summary, Chat: conv, Keep: conv}); err != nil {
 			return err
 		}
 	}
@@ -348,7 +348,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 		return err
 	}
 	if a.bot != nil {
-		a.addCommands(summarizer)
+		a.addCommands(a.summary)
 	}
 	return nil
 }

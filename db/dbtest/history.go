@@ -113,20 +113,39 @@ func (h History) name() string {
 // seconds per million messages), so later tests copy it in seconds.
 func NewHistory(t testing.TB, h History) *pgxpool.Pool {
 	t.Helper()
-	u := HistoryURL(t, h)
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	pool, err := db.Open(ctx, u)
-	if err != nil {
-		t.Fatalf("dbtest: open history database: %v", err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
+	return open(t, HistoryURL(t, h))
 }
 
 // HistoryURL is NewHistory returning the connection string, for tests that
 // hand DATABASE_URL to the app.
 func HistoryURL(t testing.TB, h History) string {
+	t.Helper()
+	return fixtureURL(t, "h"+h.name(), func(ctx context.Context, pool *pgxpool.Pool) error { return LoadHistory(ctx, pool, h) })
+}
+
+// NewFixture returns a pool on a fresh copy of the fixture database named
+// name (letters and digits), dropped when the test ends. load fills the
+// migrated, empty fixture once per migration set; later tests, and later
+// runs, copy what it left. A fixture of millions of rows is for
+// benchmarks.
+func NewFixture(t testing.TB, name string, load func(ctx context.Context, pool *pgxpool.Pool) error) *pgxpool.Pool {
+	t.Helper()
+	return open(t, fixtureURL(t, "f"+name, load))
+}
+
+func open(t testing.TB, u string) *pgxpool.Pool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	pool, err := db.Open(ctx, u)
+	if err != nil {
+		t.Fatalf("dbtest: open fixture database: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func fixtureURL(t testing.TB, name string, load func(ctx context.Context, pool *pgxpool.Pool) error) string {
 	t.Helper()
 	once.Do(func() { srv, srvErr = setup() })
 	if srvErr != nil {
@@ -134,9 +153,9 @@ func HistoryURL(t testing.TB, h History) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
-	tmpl, err := ensureHistory(ctx, h)
+	tmpl, err := ensureFixture(ctx, name, load)
 	if err != nil {
-		t.Fatalf("dbtest: history %+v: %v", h, err)
+		t.Fatalf("dbtest: fixture %s: %v", name, err)
 	}
 	// Copied file by file (PostgreSQL 15 and later): a gigabyte in
 	// seconds, where the default strategy writes it all to the WAL.
@@ -148,35 +167,35 @@ func HistoryURL(t testing.TB, h History) string {
 	return createWith(t, tmpl, options)
 }
 
-// ensureHistory returns the name of the template database holding h,
-// building it unless it exists.
-func ensureHistory(ctx context.Context, h History) (string, error) {
-	name := srv.template + "_h" + h.name()
-	prefix := srv.template + "_h"
+// ensureFixture returns the name of the template database holding the
+// fixture name, building it with load unless it exists.
+func ensureFixture(ctx context.Context, fixture string, load func(ctx context.Context, pool *pgxpool.Pool) error) (string, error) {
+	name := srv.template + "_" + fixture
+	prefix := srv.template + "_"
 	conn, err := srv.admin.Acquire(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Release()
-	// One lock per history: building a big one does not hold up the others.
+	// One lock per fixture: building a big one does not hold up the others.
 	lock := fnv.New64a()
 	_, _ = lock.Write([]byte(name))
 	key := int64(lock.Sum64() >> 1)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
-		return "", fmt.Errorf("lock history %s: %w", name, err)
+		return "", fmt.Errorf("lock fixture %s: %w", name, err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) //nolint:errcheck
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return "", fmt.Errorf("look up history %s: %w", name, err)
+		return "", fmt.Errorf("look up fixture %s: %w", name, err)
 	}
 	if exists {
 		return name, nil
 	}
-	// Histories of older migration sets are big and of no more use.
+	// Fixtures of older migration sets are big and of no more use.
 	var stale []string
 	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database
-WHERE datname LIKE 'yorozu\_tmpl\_%\_h%' AND NOT starts_with(datname, $1)`, prefix)
+WHERE (datname LIKE 'yorozu\_tmpl\_%\_h%' OR datname LIKE 'yorozu\_tmpl\_%\_f%') AND NOT starts_with(datname, $1)`, prefix)
 	if err == nil {
 		stale, _ = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
@@ -195,7 +214,7 @@ WHERE datname LIKE 'yorozu\_tmpl\_%\_h%' AND NOT starts_with(datname, $1)`, pref
 	if err != nil {
 		return "", err
 	}
-	err = LoadHistory(ctx, pool, h)
+	err = load(ctx, pool)
 	pool.Close()
 	if err != nil {
 		return "", err

@@ -13,6 +13,7 @@ const PostName = "create_scheduled_post"
 type postArgs struct {
 	Prompt string     `json:"prompt" jsonschema_description:"what the bot is asked each time, without the schedule, as the user would ask it (「毎週金曜17時にこのチャンネルで今週の話題をまとめて投稿して」: 今週の話題をまとめて); the bot's answer is posted in this channel"`
 	Repeat repeatArgs `json:"repeat" jsonschema_description:"when it is posted"`
+	Digest bool       `json:"digest,omitempty" jsonschema_description:"true when each post is to summarise what members said in this channel since the previous post (今日の話題をまとめて, 今週の話題をまとめて, 1日の話をまとめて): the channel's talk is read and summarised with links to the messages, and a quiet period posts nothing"`
 }
 
 func createPost(ctx context.Context, svc Service, a postArgs) (string, error) {
@@ -26,7 +27,9 @@ func createPost(ctx context.Context, svc Service, a postArgs) (string, error) {
 	case !c.ManageChannels:
 		return "", errors.New("the user does not have the Manage Channels permission in this channel (or it is not known), which a scheduled post needs: do not retry; tell the user that a scheduled post needs the Manage Channels permission in this channel, and that if they have it they can set it up with /schedule add (a reminder to themselves with create_reminder needs no permission)")
 	}
-	return createSchedule(ctx, svc, c, schedule{
-		tool: PostName, kind: db.KindPost, what: "scheduled post", content: a.Prompt, repeat: a.Repeat,
-	})
+	s := schedule{tool: PostName, kind: db.KindPost, what: "scheduled post", content: a.Prompt, repeat: a.Repeat}
+	if a.Digest {
+		s.kind, s.what = db.KindDigest, "digest"
+	}
+	return createSchedule(ctx, svc, c, s)
 }

@@ -48,6 +48,10 @@ type Service interface {
 	Now() time.Time
 	MaxAhead() time.Duration
 	MaxPending() int
+	// DigestNote says, in a sentence for the user, where a digest of
+	// channelID will read from (the channel log or Discord's history, and
+	// a permission yorozu lacks); "" when it cannot say.
+	DigestNote(ctx context.Context, guildID, channelID string) string
 }
 
 // maxContent matches scheduler.MaxContentLength.

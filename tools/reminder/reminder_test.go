@@ -24,6 +24,14 @@ type fakeService struct {
 
 var _ Service = (*fakeService)(nil)
 
+// DigestNote says a channel named "logged" is read from its log.
+func (s *fakeService) DigestNote(_ context.Context, _, channelID string) string {
+	if channelID == "logged" {
+		return "このチャンネルの記録（/channel log）から読みます。"
+	}
+	return "Discord のメッセージ履歴から読みます。"
+}
+
 func (f *fakeService) Create(_ context.Context, p db.ReminderParams) (db.Reminder, error) {
 	f.created = append(f.created, p)
 	r := db.Reminder{ID: int64(len(f.rs) + 1), ChannelID: p.ChannelID, UserID: p.UserID, Content: p.Content, DueAt: p.DueAt.UTC()}

@@ -274,8 +274,8 @@ func checkOnce(text string, due, now time.Time, loc *time.Location) error {
 // schedule is a repeating reminder or post to create.
 type schedule struct {
 	tool    string // the tool creating it, for the messages
-	kind    string // db.KindRemind or db.KindPost
-	what    string // "repeating reminder" or "scheduled post"
+	kind    string // db.KindRemind, db.KindPost or db.KindDigest
+	what    string // "repeating reminder", "scheduled post" or "digest"
 	content string
 	repeat  repeatArgs
 }
@@ -288,7 +288,7 @@ const upcomingShown = 3
 func createSchedule(ctx context.Context, svc Service, c tools.Caller, s schedule) (string, error) {
 	content := strings.TrimSpace(s.content)
 	field := "content"
-	if s.kind == db.KindPost {
+	if db.PostKind(s.kind) {
 		field = "prompt"
 	}
 	if content == "" {
@@ -298,7 +298,7 @@ func createSchedule(ctx context.Context, svc Service, c tools.Caller, s schedule
 		return "", fmt.Errorf("%s is %d characters, at most %d: shorten it and call %s again", field, n, maxContent, s.tool)
 	}
 	loc, now := svc.LocationFor(ctx, c.UserID), svc.Now()
-	if s.kind == db.KindPost {
+	if db.PostKind(s.kind) {
 		// The prompt is asked anew at each time: a schedule left in it
 		// would be read again then, as a request for another schedule.
 		if said, err := recur.Parse(content, now, loc); err == nil {
@@ -338,7 +338,13 @@ func createSchedule(ctx context.Context, svc Service, c tools.Caller, s schedule
 	if err != nil {
 		return "", fmt.Errorf("the %s was not saved: %w; tell the user", s.what, err)
 	}
-	return confirmation(svc, r, s.what, proposed.Describe(), loc), nil
+	text := confirmation(svc, r, s.what, proposed.Describe(), loc)
+	if s.kind == db.KindDigest {
+		if note := svc.DigestNote(ctx, c.GuildID, c.ChannelID); note != "" {
+			text += "\nWhat it reads — tell the user this too, as it is: " + note
+		}
+	}
+	return text, nil
 }
 
 // confirmation says what was stored, the rule in words and its next

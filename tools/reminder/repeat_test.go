@@ -224,6 +224,14 @@ func TestCreateScheduledPost(t *testing.T) {
 			"Created scheduled post #1: 「毎週 金 17:00」 — 今週の話題をまとめて",
 			"Next: " + stamps(fri(4), fri(11), fri(18)),
 		}},
+		{name: "a digest of a logged channel", caller: func() tools.Caller { c := manager; c.ChannelID = "logged"; return c }(),
+			args: `{"prompt":"今週の話題をまとめて","repeat":{"frequency":"weekly","weekdays":["FR"],"time":"17:00"},"digest":true}`, want: []string{
+				"Created digest #1: 「毎週 金 17:00」 — 今週の話題をまとめて", "このチャンネルの記録（/channel log）から読みます。",
+			}},
+		{name: "a digest from the history", caller: manager,
+			args: `{"prompt":"今週の話題をまとめて","repeat":{"frequency":"weekly","weekdays":["FR"],"time":"17:00"},"digest":true}`, want: []string{
+				"Created digest #1", "Discord のメッセージ履歴から読みます。",
+			}},
 		{name: "without Manage Channels", caller: func() tools.Caller { c := manager; c.ManageChannels = false; return c }(), args: args,
 			wantErr: "does not have the Manage Channels permission in this channel (or it is not known), which a scheduled post needs: do not retry; tell the user"},
 		{name: "in a DM", caller: func() tools.Caller { c := manager; c.GuildID = ""; return c }(), args: args,
@@ -261,8 +269,12 @@ func TestCreateScheduledPost(t *testing.T) {
 				}
 			}
 			p := svc.created[0]
-			if p.Kind != db.KindPost || p.GuildID != "g1" || p.ChannelID != "c1" || p.UserID != "u1" || p.Content != "今週の話題をまとめて" {
-				t.Errorf("params = %+v, want a post of the prompt in the caller's channel", p)
+			kind := db.KindPost
+			if strings.Contains(tc.args, `"digest":true`) {
+				kind = db.KindDigest
+			}
+			if p.Kind != kind || p.GuildID != "g1" || p.ChannelID != tc.caller.ChannelID || p.UserID != "u1" || p.Content != "今週の話題をまとめて" {
+				t.Errorf("params = %+v, want a %s of the prompt in the caller's channel", p, kind)
 			}
 		})
 	}

@@ -5,7 +5,7 @@ import { get, request } from './api.js';
 import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
 
 const statusLabel = { pending: '有効', paused: '一時停止中', delivered: '完了', cancelled: '取り消し済み', failed: '失敗' };
-const kindLabel = { remind: 'リマインダー', post: '定期投稿' };
+const kindLabel = { remind: 'リマインダー', post: '定期投稿', digest: '話題のまとめ' };
 
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 const occurrenceFmt = new Intl.DateTimeFormat('ja-JP', {
