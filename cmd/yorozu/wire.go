@@ -119,7 +119,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.memory = memory.New(d.pool, memory.Options{
 		Location:     cfg.Location,
 		TokenBudget:  cfg.ContextTokenBudget,
-		Ollama:       a.llm.BackgroundClient(a.ollama),
+		Ollama:       a.llm.BackgroundClient(),
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
