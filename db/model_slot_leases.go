@@ -2,8 +2,10 @@ package db
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -25,6 +27,14 @@ type SlotLeases struct {
 
 	mu    sync.Mutex
 	known map[string]int // slots whose rows exist, by server
+}
+
+// NewSlotLeases returns the leases of this process: its holder name is the
+// host, the process id and a random part (a restarted process is another
+// holder, whose predecessor's leases expire).
+func NewSlotLeases(db Querier) *SlotLeases {
+	host, _ := os.Hostname()
+	return &SlotLeases{DB: db, Holder: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])}
 }
 
 func (l *SlotLeases) ttl() time.Duration {

@@ -145,6 +145,7 @@ func NewPool(o PoolOptions) *Pool {
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
+	p.logger = p.logger.With(slog.String("component", "model_pool"))
 	if p.now == nil {
 		p.now = time.Now
 	}
