@@ -622,11 +622,12 @@ func (p *Pool) Status() []ServerStatus {
 	return out
 }
 
-// List is the models of every server in the pool (ModelLister), each name
-// once, so a model any server has counts as installed; a server taken out
-// offers none. It fails only when no server can list.
+// List asks every server for its models now and returns them
+// (ModelLister), each name once, so a model any server has counts as
+// installed; a server that cannot list offers none. It fails only when no
+// server can list.
 func (p *Pool) List(ctx context.Context) (*api.ListResponse, error) {
-	p.refreshUnlisted(ctx)
+	p.Refresh(ctx)
 	var out api.ListResponse
 	seen := map[string]bool{}
 	p.mu.Lock()
@@ -654,38 +655,13 @@ func (p *Pool) List(ctx context.Context) (*api.ListResponse, error) {
 	return &out, nil
 }
 
-// refreshUnlisted lists the servers not listed yet or listed longer than
-// Refresh ago (Run not started, or their lists failed).
-func (p *Pool) refreshUnlisted(ctx context.Context) {
-	p.mu.Lock()
-	var due []*server
-	now := p.now()
-	for _, s := range p.servers {
-		if s.models == nil || now.Sub(s.listedAt) >= p.refresh {
-			due = append(due, s)
-		}
-	}
-	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range due {
-		wg.Go(func() { p.list(ctx, s) })
-	}
-	wg.Wait()
-}
-
 // ModelChoice is a model offered for chat and the servers that have it.
 type ModelChoice struct {
 	Name    string
 	Servers []string // in the pool's order
-}
-
-// Label is the name, with its servers when more than one server is in the
-// pool ("qwen3:4b (gpu1, gpu2)").
-func (c ModelChoice) Label(poolSize int) string {
-	if poolSize < 2 || len(c.Servers) == 0 {
-		return c.Name
-	}
-	return c.Name + " (" + strings.Join(c.Servers, ", ") + ")"
+	// Label is how a picker shows it: the name, with its servers when the
+	// pool has more than one ("qwen3:4b (gpu1, gpu2)").
+	Label string
 }
 
 // Size is the number of servers.
@@ -734,7 +710,12 @@ func (p *Pool) ChatModels(ctx context.Context) ([]ModelChoice, error) {
 	sort.Strings(order)
 	out := make([]ModelChoice, 0, len(order))
 	for _, k := range order {
-		out = append(out, *byName[k])
+		c := *byName[k]
+		c.Label = c.Name
+		if len(p.servers) > 1 {
+			c.Label += " (" + strings.Join(c.Servers, ", ") + ")"
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -220,7 +220,7 @@ func TestPoolModelsAcrossServers(t *testing.T) {
 	}
 	var labels []string
 	for _, m := range models {
-		labels = append(labels, m.Label(pool.Size()))
+		labels = append(labels, m.Label)
 	}
 	want := []string{"gemma3:12b (gpu2)", "qwen3:4b (gpu1, gpu2)"}
 	if !slices.Equal(labels, want) {
