@@ -217,8 +217,13 @@ func (p *Pool) renewLoop(ctx context.Context) {
 // Refresh reads every server's model list now; a server that cannot list
 // is taken out.
 func (p *Pool) Refresh(ctx context.Context) {
+	p.listAll(ctx, p.servers)
+}
+
+// listAll lists the servers at the same time.
+func (p *Pool) listAll(ctx context.Context, servers []*server) {
 	var wg sync.WaitGroup
-	for _, s := range p.servers {
+	for _, s := range servers {
 		wg.Go(func() { p.list(ctx, s) })
 	}
 	wg.Wait()
@@ -236,11 +241,7 @@ func (p *Pool) refreshDue(ctx context.Context) {
 		}
 	}
 	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range due {
-		wg.Go(func() { p.list(ctx, s) })
-	}
-	wg.Wait()
+	p.listAll(ctx, due)
 }
 
 // list asks s for its models.
