@@ -88,14 +88,16 @@ func TestTwoModelServersAnswerTwoUsersAtOnce(t *testing.T) {
 	}
 	h.mention(aliceID, "alice")
 	h.mentionIn(otherChannel, bobID, "bob")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The first turn of a test binary waits for the dictionary, which
+	// takes long under -race on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for range 2 {
 		select {
 		case <-arrived:
 		case <-ctx.Done():
-			t.Fatalf("both questions did not reach a model at once; bot messages: %+v %+v",
-				h.discord.BotMessages(channelID), h.discord.BotMessages(otherChannel))
+			t.Fatalf("both questions did not reach a model at once (gpu1 %d requests, gpu2 %d); bot messages: %+v %+v\nstderr:\n%s",
+				len(h.ollama.Requests()), len(gpu2.Requests()), h.discord.BotMessages(channelID), h.discord.BotMessages(otherChannel), h.stderr.String())
 		}
 	}
 	if h.ollama.InFlight() == 0 || gpu2.InFlight() == 0 {
