@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,5 +117,32 @@ func TestPoolWithoutDatabaseUsesLocalSlots(t *testing.T) {
 	}
 	if p.Pool().LeaseErr() == nil {
 		t.Error("LeaseErr is nil with the database gone")
+	}
+}
+
+// BenchmarkPoolSlot is what the pool adds to a turn's path to the model:
+// taking a slot and, once answered, giving it back, with this process's
+// slots only and with a lease in Postgres (one round trip each way).
+// Target: well under the 3 ms budget from mention to model request.
+func BenchmarkPoolSlot(b *testing.B) {
+	gpu := newServer(b)
+	for _, shared := range []bool{false, true} {
+		b.Run(fmt.Sprintf("leased=%v", shared), func(b *testing.B) {
+			o := llm.PoolOptions{Servers: []llm.PoolServer{{Name: "gpu", Key: gpu.URL(), Backend: gpu.Client(), Slots: 1}}}
+			if shared {
+				o.Leases = &db.SlotLeases{DB: dbtest.New(b), Holder: "bench"}
+			}
+			p := llm.New(llm.Options{Pool: llm.NewPool(o)})
+			fn := func(context.Context) error { return nil }
+			if err := p.Background(b.Context(), fn); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Background(b.Context(), fn); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
