@@ -33,8 +33,8 @@ type CheckerOptions struct {
 	// what a model can do (llm.Pipeline.Capabilities, cached).
 	Version      func(ctx context.Context) (string, error)
 	Capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
-	// Pool, when it has several servers, is checked server by server
-	// instead of through Version.
+	// Pool, unless it is one Ollama, is checked server by server instead of
+	// through Version.
 	Pool *llm.Pool
 	// Setting is a setting in force by its admin page key
 	// ("default_model"): the page's value, else the environment's.
@@ -65,8 +65,8 @@ type Checker struct {
 // NewChecker returns a Checker of what o names; Run starts it.
 func NewChecker(o CheckerOptions) *Checker {
 	ollama := ollamaChecker{host: config.RedactURL(o.OllamaHost), version: o.Version, capabilities: o.Capabilities}
-	if o.Pool != nil && o.Pool.Size() > 1 {
-		ollama.probe = o.Pool.Probe
+	if o.Pool != nil {
+		ollama.probeUnlessOneOllama(o.Pool)
 	}
 	checks := func(ctx context.Context) []finding {
 		fs := []finding{checkDataDir(o.DataDir)}

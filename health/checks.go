@@ -228,6 +228,14 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 	return out
 }
 
+// probeUnlessOneOllama checks pool server by server, unless it is one
+// Ollama (asked its version, as before there were pools).
+func (o *ollamaChecker) probeUnlessOneOllama(pool *llm.Pool) {
+	if st := pool.Status(); len(st) > 1 || st[0].Kind != config.KindOllama {
+		o.probe = pool.Probe
+	}
+}
+
 // checkPool reports each server of the pool: one that cannot be reached
 // while another answers is a degraded part (turns go to the others); none
 // answering is a failure, and the models are not checked.

@@ -406,8 +406,6 @@ func doctorModelServers(ctx context.Context, cfg *config.Config, build func(conf
 		version:      pool.Version,
 		capabilities: llm.New(llm.Options{Pool: pool}).Capabilities,
 	}
-	if pool.Size() > 1 {
-		checker.probe = pool.Probe
-	}
+	checker.probeUnlessOneOllama(pool)
 	return checker.check(ctx, models)
 }
