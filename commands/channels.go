@@ -29,10 +29,18 @@ type ThreadParents interface {
 	ThreadParent(ctx context.Context, channelID string) (string, error)
 }
 
+// ModelLister lists the models of the model servers; *llm.Pool satisfies
+// it. List has every model (a name to set is checked against it),
+// ChatModels those offered for chat, with the servers that have each.
+type ModelLister interface {
+	llm.ModelLister
+	ChatModels(ctx context.Context) ([]llm.ModelChoice, error)
+}
+
 // Channels is what /persona and /model read and change.
 type Channels struct {
 	DB      db.Querier
-	Models  llm.ModelLister // which models Ollama has
+	Models  ModelLister // which models the model servers have
 	Parents ThreadParents
 	// DefaultModel is the chat model in force when nothing is set
 	// (DEFAULT_MODEL, or the admin page's setting).
@@ -351,19 +359,20 @@ func (c *Channels) checkModel(ctx context.Context, name string) string {
 	return ""
 }
 
-// modelChoices are the installed models that contain what the user has
-// typed so far.
+// modelChoices are the models of every server offered for chat that
+// contain what the user has typed so far, each shown with the servers that
+// have it when there are several.
 func (c *Channels) modelChoices(ctx context.Context, req Request) []Choice {
 	typed := strings.ToLower(req.String(req.Focused))
-	names, err := llm.InstalledModels(ctx, c.Models)
+	models, err := c.Models.ChatModels(ctx)
 	if err != nil {
 		c.Log.Warn("model autocomplete: list models", "err", err)
 		return nil
 	}
 	var out []Choice
-	for _, n := range names {
-		if strings.Contains(strings.ToLower(n), typed) {
-			out = append(out, Choice{Name: n, Value: n})
+	for _, m := range models {
+		if strings.Contains(strings.ToLower(m.Name), typed) {
+			out = append(out, Choice{Name: m.Label, Value: m.Name})
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
+	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -23,7 +24,8 @@ func TestChannelSettings(t *testing.T) {
 	ollama := ollamatest.New(t)
 	ollama.AddModel("qwen3:8b", "completion", "tools")
 	ollama.AddModel("gemma3:4b", "completion", "vision")
-	c := &Channels{DB: pool, Models: ollama.Client(), Parents: threads{"th1": "c1"}, DefaultModel: func() string { return "qwen3:4b" }, Log: quiet}
+	servers := llm.NewPool(llm.PoolOptions{Servers: []llm.PoolServer{{Name: "ollama", Backend: ollama.Client()}}})
+	c := &Channels{DB: pool, Models: servers, Parents: threads{"th1": "c1"}, DefaultModel: func() string { return "qwen3:4b" }, Log: quiet}
 	persona, model := c.Persona(), c.Model()
 	use := func(cmd Command, channel, sub string, opts map[string]any) string {
 		t.Helper()
@@ -93,5 +95,28 @@ func TestChannelSettings(t *testing.T) {
 	}
 	if persona.Required("show") != 0 || persona.Visible != ManageChannels {
 		t.Error("show needs nothing; the command is shown to Manage Channels by default")
+	}
+}
+
+// With two model servers, /model set offers the chat models of both, each
+// with the servers that have it, and never a model that only embeds.
+func TestModelChoicesAcrossServers(t *testing.T) {
+	gpu1, gpu2 := ollamatest.New(t), ollamatest.New(t)
+	gpu1.AddModel("qwen3:8b", "completion", "tools")
+	gpu1.AddModel("bge-m3", "embedding")
+	gpu2.AddModel("qwen3:8b", "completion", "tools")
+	gpu2.AddModel("gemma3:12b", "completion", "vision")
+	servers := llm.NewPool(llm.PoolOptions{Servers: []llm.PoolServer{
+		{Name: "gpu1", Backend: gpu1.Client()}, {Name: "gpu2", Backend: gpu2.Client()},
+	}})
+	c := &Channels{DB: dbtest.New(t), Models: servers, Parents: threads{}, DefaultModel: func() string { return "qwen3:8b" }, Log: quiet}
+	got := c.Model().Complete(t.Context(), Request{Command: "model", Subcommand: "set", Focused: "name", Options: map[string]any{"name": ""}})
+	want := []Choice{{Name: "gemma3:12b (gpu2)", Value: "gemma3:12b"}, {Name: "qwen3:8b (gpu1, gpu2)", Value: "qwen3:8b"}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("choices = %+v, want %+v", got, want)
+	}
+	req := Request{Command: "model", Subcommand: "set", UserID: "u1", GuildID: "g1", ChannelID: "c1", Perms: ManageChannels, Options: map[string]any{"name": "gemma3:12b"}}
+	if text := c.Model().Run(t.Context(), req).Text; !strings.Contains(text, "gemma3:12b にしました") {
+		t.Errorf("set a model only gpu2 has = %q", text)
 	}
 }

@@ -51,6 +51,10 @@ type Config struct {
 	EmbedModel string
 	// LLMConcurrency bounds LLM requests in flight (LLM_CONCURRENCY, default 1).
 	LLMConcurrency int
+	// ModelServers are the model servers of the pool (MODEL_SERVERS, syntax
+	// in servers.go). Unset: the one Ollama at OllamaHost with
+	// LLMConcurrency slots. Never empty.
+	ModelServers []ModelServer
 	// UserRateLimit is how many turns one user may start per UserRateWindow
 	// (USER_RATE_LIMIT, default "6/min"; "0" turns the limit off).
 	UserRateLimit  int
@@ -239,6 +243,7 @@ func Parse(getenv func(string) string) (*Config, error) {
 	if c.ToolTimeout > c.TurnTimeout {
 		p.fail("TOOL_TIMEOUT", "(%s) must not be longer than TURN_TIMEOUT (%s)", c.ToolTimeout, c.TurnTimeout)
 	}
+	c.ModelServers = p.modelServers("MODEL_SERVERS", c.OllamaHost, c.LLMConcurrency)
 	c.WeatherNotifyModel = p.str("WEATHER_NOTIFY_MODEL", c.DefaultModel)
 	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
 	c.UserRateLimit, c.UserRateWindow = p.rate("USER_RATE_LIMIT", "6/min")
@@ -289,6 +294,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("weather_notify_model", c.WeatherNotifyModel),
 		slog.String("embed_model", c.EmbedModel),
 		slog.Int("llm_concurrency", c.LLMConcurrency),
+		slog.String("model_servers", serversText(c.ModelServers)),
 		slog.String("user_rate_limit", fmt.Sprintf("%d/%s", c.UserRateLimit, c.UserRateWindow)),
 		slog.Int("context_token_budget", c.ContextTokenBudget),
 		slog.Bool("mcp_servers", len(c.MCPServers) > 0),
@@ -430,6 +436,17 @@ func (p *parser) databaseURL(name string) string {
 // Userinfo (a proxy's basic auth) and a query are kept: the client sends them.
 func (p *parser) ollamaHost(name string) *url.URL {
 	v := p.value(name, "http://127.0.0.1:11434")
+	u, err := parseOllamaHost(v)
+	if err != nil {
+		p.fail(name, "%v", err)
+		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}
+	}
+	return u
+}
+
+// parseOllamaHost reads an Ollama address by the ollama CLI's rules (see
+// ollamaHost).
+func parseOllamaHost(v string) (*url.URL, error) {
 	defaultPort := "11434"
 	scheme, rest, ok := strings.Cut(v, "://")
 	switch {
@@ -440,8 +457,7 @@ func (p *parser) ollamaHost(name string) *url.URL {
 	case scheme == "https":
 		defaultPort = "443"
 	default:
-		p.fail(name, "must use http or https, got %q", RedactURL(v))
-		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}
+		return nil, fmt.Errorf("must use http or https, got %q", RedactURL(v))
 	}
 	rest, query, _ := strings.Cut(rest, "?")
 	hostport, path, _ := strings.Cut(rest, "/")
@@ -453,7 +469,7 @@ func (p *parser) ollamaHost(name string) *url.URL {
 		login, err1 := url.PathUnescape(login)
 		pass, err2 := url.PathUnescape(pass)
 		if err1 != nil || err2 != nil {
-			p.fail(name, "has invalid credentials (escape special characters as %%XX)")
+			return nil, errors.New("has invalid credentials (escape special characters as %XX)")
 		}
 		user = url.User(login)
 		if hasPass {
@@ -468,8 +484,7 @@ func (p *parser) ollamaHost(name string) *url.URL {
 		}
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		p.fail(name, "has an invalid port in %q", RedactURL(v))
-		port = defaultPort
+		return nil, fmt.Errorf("has an invalid port in %q", RedactURL(v))
 	}
 	if host == "0.0.0.0" || host == "::" {
 		// A listen-everywhere address (as set for the server) is dialled locally.
@@ -479,7 +494,7 @@ func (p *parser) ollamaHost(name string) *url.URL {
 	if path != "" {
 		u.Path = "/" + path
 	}
-	return u
+	return u, nil
 }
 
 func (p *parser) hostPort(name, def string) string {

@@ -33,6 +33,9 @@ type CheckerOptions struct {
 	// what a model can do (llm.Pipeline.Capabilities, cached).
 	Version      func(ctx context.Context) (string, error)
 	Capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
+	// Pool, unless it is one Ollama, is checked server by server instead of
+	// through Version.
+	Pool *llm.Pool
 	// Setting is a setting in force by its admin page key
 	// ("default_model"): the page's value, else the environment's.
 	Setting    func(key string) string
@@ -62,6 +65,9 @@ type Checker struct {
 // NewChecker returns a Checker of what o names; Run starts it.
 func NewChecker(o CheckerOptions) *Checker {
 	ollama := ollamaChecker{host: config.RedactURL(o.OllamaHost), version: o.Version, capabilities: o.Capabilities}
+	if o.Pool != nil {
+		ollama.probeUnlessOneOllama(o.Pool)
+	}
 	checks := func(ctx context.Context) []finding {
 		fs := []finding{checkDataDir(o.DataDir)}
 		return append(fs, ollama.check(ctx, modelsInForce(o.Setting, o.EmbedModel))...)

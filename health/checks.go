@@ -192,6 +192,9 @@ type ollamaChecker struct {
 	host         string // OLLAMA_HOST, for the messages
 	version      func(ctx context.Context) (string, error)
 	capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
+	// probe, when set, checks a pool of several servers instead of the one
+	// Ollama: it lists every server's models now.
+	probe func(ctx context.Context) []llm.ServerStatus
 }
 
 // ollamaCallTimeout bounds each call of the Ollama checks.
@@ -202,6 +205,9 @@ const ollamaCallTimeout = 10 * time.Second
 // support (tools then go through structured output), or fine. The models
 // are not checked while Ollama cannot be reached.
 func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
+	if o.probe != nil {
+		return o.checkPool(ctx, models)
+	}
 	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
 	v, err := o.version(cctx)
 	cancel()
@@ -220,6 +226,68 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 		out = append(out, o.checkModel(ctx, m))
 	}
 	return out
+}
+
+// probeUnlessOneOllama checks pool server by server, unless it is one
+// Ollama (asked its version, as before there were pools).
+func (o *ollamaChecker) probeUnlessOneOllama(pool *llm.Pool) {
+	if st := pool.Status(); len(st) > 1 || st[0].Kind != config.KindOllama {
+		o.probe = pool.Probe
+	}
+}
+
+// checkPool reports each server of the pool: one that cannot be reached
+// while another answers is a degraded part (turns go to the others); none
+// answering is a failure, and the models are not checked.
+func (o ollamaChecker) checkPool(ctx context.Context, models []modelUse) []finding {
+	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
+	servers := o.probe(cctx)
+	cancel()
+	up := 0
+	for _, s := range servers {
+		if s.Up {
+			up++
+		}
+	}
+	var out []finding
+	for _, s := range servers {
+		f := finding{group: "ollama", label: "model server " + s.Name}
+		if s.Up {
+			f.message = fmt.Sprintf("モデルサーバー %s (%s) に接続できます（モデル %d 個、スロット %d） / model server %s (%s) answers (%d models, %d slots)",
+				s.Name, s.Kind, len(s.Models), s.Slots, s.Name, s.Kind, len(s.Models), s.Slots)
+			out = append(out, f)
+			continue
+		}
+		f.level, f.code = levelWarn, "model_server_down"
+		f.message = fmt.Sprintf("モデルサーバー %s に接続できません（ほかのサーバーが答えます） / model server %s is unreachable (the others answer): %v", s.Name, s.Name, s.Err)
+		if up == 0 {
+			f.level, f.code = levelFail, "model_servers_unreachable"
+			f.message = fmt.Sprintf("モデルサーバー %s に接続できません / model server %s is unreachable: %v", s.Name, s.Name, s.Err)
+		}
+		f.fix = "サーバーを起動するか、MODEL_SERVERS のアドレスを直してください / start the server or fix its address in MODEL_SERVERS"
+		out = append(out, f)
+	}
+	if up == 0 {
+		return append(out, finding{group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
+			message: "モデルサーバーに接続できないためモデルを確かめられません / the models cannot be checked while no model server answers"})
+	}
+	for _, m := range models {
+		out = append(out, o.checkModel(ctx, m))
+	}
+	return out
+}
+
+// PoolCheck is the /readyz check of the slots shared with other processes:
+// degraded while the database cannot lease them (each process then uses
+// its own slots only).
+func PoolCheck(pool *llm.Pool) web.Check {
+	return web.Check{Name: "model_slots", Fn: func(context.Context) error {
+		if err := pool.LeaseErr(); err != nil {
+			return web.Degraded(fmt.Errorf("モデルサーバーのスロットをほかのプロセスと共有できません（このプロセスのスロットだけで答えます） / "+
+				"the model servers' slots cannot be shared with other processes (this process uses its own only): %w", err))
+		}
+		return nil
+	}}
 }
 
 func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {

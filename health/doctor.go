@@ -78,6 +78,9 @@ type DoctorOptions struct {
 	Version string // yorozu's, for the User-Agent and MCP's handshake
 	// Settings are the admin page's settings of a configuration.
 	Settings func(cfg *config.Config) []web.SettingDef
+	// ModelServer makes the backend of a model server, as serve does.
+	// Default: every server is an Ollama (llm.NewClient).
+	ModelServer func(config.ModelServer) (llm.Backend, error)
 }
 
 // Doctor runs every check serve depends on and prints the checklist. It
@@ -108,13 +111,7 @@ func Doctor(ctx context.Context, o DoctorOptions) error {
 		get = settings.Get
 	}
 	doctorDiscord(ctx, c, cfg)
-	ollama := llm.NewClient(cfg.OllamaHost, nil)
-	checker := ollamaChecker{
-		host:         config.RedactURL(cfg.OllamaHost.String()),
-		version:      ollama.Version,
-		capabilities: llm.New(llm.Options{Client: ollama}).Capabilities,
-	}
-	for _, f := range checker.check(ctx, modelsInForce(get, cfg.EmbedModel)) {
+	for _, f := range doctorModelServers(ctx, cfg, o.ModelServer, modelsInForce(get, cfg.EmbedModel)) {
 		c.add(f)
 	}
 	c.add(doctorSearch(ctx, get, version))
@@ -389,4 +386,26 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 		out = append(out, f)
 	}
 	return out
+}
+
+// doctorModelServers checks the model servers as serve's start-up checks
+// do: the one Ollama by its version, several servers one by one; then the
+// models in force on any of them.
+func doctorModelServers(ctx context.Context, cfg *config.Config, build func(config.ModelServer) (llm.Backend, error), models []modelUse) []finding {
+	if build == nil {
+		build = func(s config.ModelServer) (llm.Backend, error) { return llm.NewClient(s.URL, nil), nil }
+	}
+	pool, err := llm.NewPoolFrom(cfg.ModelServers, build, llm.PoolOptions{CallTimeout: ollamaCallTimeout})
+	if err != nil {
+		return []finding{{group: "ollama", level: levelFail, code: "model_server_invalid",
+			message: "モデルサーバーを使えません / a model server cannot be used: " + err.Error(),
+			fix:     "MODEL_SERVERS を確認してください / check MODEL_SERVERS"}}
+	}
+	checker := ollamaChecker{
+		host:         config.RedactURL(cfg.ModelServers[0].URL.String()),
+		version:      pool.Version,
+		capabilities: llm.New(llm.Options{Pool: pool}).Capabilities,
+	}
+	checker.probeUnlessOneOllama(pool)
+	return checker.check(ctx, models)
 }

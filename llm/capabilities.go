@@ -33,37 +33,21 @@ func capabilitiesFrom(resp *api.ShowResponse) Capabilities {
 	return c
 }
 
-// Capabilities returns what model supports. Successful answers are cached
-// for the life of the Pipeline; failures (not found, Ollama down) are not,
+// Capabilities returns what model supports, as a server of the pool that
+// has it says. Successful answers are cached per server and model for the
+// life of the Pipeline; failures (not found, every server down) are not,
 // so a model pulled later is picked up on the next turn.
 func (p *Pipeline) Capabilities(ctx context.Context, model string) (Capabilities, error) {
-	p.capMu.Lock()
-	c, ok := p.caps[model]
-	p.capMu.Unlock()
-	if ok {
-		return c.clone(), nil
-	}
-	callCtx, cancel := context.WithTimeout(ctx, p.callTimeout)
-	defer cancel()
-	resp, err := p.client.Show(callCtx, &api.ShowRequest{Model: model})
-	if err != nil {
-		return Capabilities{}, InterpretError(ctx, "show", model, err)
-	}
-	c = capabilitiesFrom(resp)
-	p.capMu.Lock()
-	p.caps[model] = c
-	p.capMu.Unlock()
-	return c.clone(), nil
+	return p.pool.capabilities(ctx, model)
+}
+
+// EmbeddingOnly reports whether the model only embeds (its capabilities
+// name "embedding" and not "completion"): it is not offered for chat.
+func (c Capabilities) EmbeddingOnly() bool {
+	return slices.Contains(c.All, string(model.CapabilityEmbedding)) && !slices.Contains(c.All, string(model.CapabilityCompletion))
 }
 
 func (c Capabilities) clone() Capabilities {
 	c.All = slices.Clone(c.All)
 	return c
-}
-
-// forget drops a cached answer, e.g. after chat says the model is gone.
-func (p *Pipeline) forget(model string) {
-	p.capMu.Lock()
-	delete(p.caps, model)
-	p.capMu.Unlock()
 }

@@ -41,8 +41,6 @@ type Client struct {
 	signed bool
 }
 
-var _ ChatClient = (*Client)(nil)
-
 // NewClient returns a client for the Ollama server at base, as
 // api.NewClient does. A nil hc gets one with
 // bounded connects and kept-alive connections (httpClient).

@@ -21,7 +21,7 @@ type chatOutcome struct {
 	err     error
 }
 
-func chatWith(t *testing.T, c llm.ChatClient, model string, stream bool) chatOutcome {
+func chatWith(t *testing.T, c llm.Backend, model string, stream bool) chatOutcome {
 	t.Helper()
 	var out chatOutcome
 	out.err = c.Chat(context.Background(), &api.ChatRequest{Model: model, Messages: userMsg("こんにちは"), Stream: &stream},

@@ -1,11 +1,20 @@
-// Package llm runs one turn of a conversation with an Ollama model: it
-// streams the answer as Events, lets the model call tools for up to
-// MaxToolRounds rounds, trims tool results before they go back, keeps
-// thinking out of the visible answer, bounds the number of chat calls in
-// flight, and records every call.
+// Package llm runs one turn of a conversation with a model: it streams the
+// answer as Events, lets the model call tools for up to MaxToolRounds
+// rounds, trims tool results before they go back, keeps thinking out of
+// the visible answer, and records every call.
 //
 // It knows no adapter (Discord, web) and no database table: callers pass a
-// ChatClient (Client, or the real *api.Client), a ToolSet and a Recorder.
+// Pool of model servers (each a Backend: Client for Ollama, or an
+// OpenAI-compatible client), a ToolSet and a Recorder.
+//
+// # The pool
+//
+// Each server of a Pool has slots. A chat call takes a free slot on a
+// server that has its model (the least busy one) or waits in one line for
+// the whole pool; background calls wait behind every user turn. A server
+// that fails before anything was shown is taken out with backoff and the
+// call goes to another that has the model. With Leases (db.SlotLeases)
+// the slots are shared by every process using the same servers.
 //
 // # Tools
 //

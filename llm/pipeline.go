@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -15,21 +14,12 @@ import (
 // after the last round offers no tools, so the model must answer.
 const MaxToolRounds = 5
 
-// DefaultCallTimeout bounds each call to Ollama when Options.CallTimeout is 0.
+// DefaultCallTimeout bounds each call to a model server when Options.CallTimeout is 0.
 const DefaultCallTimeout = 5 * time.Minute
 
 // DefaultToolTimeout bounds each tool call when Options.ToolTimeout is 0
 // (TOOL_TIMEOUT).
 const DefaultToolTimeout = 60 * time.Second
-
-// ChatClient is the part of the Ollama API the pipeline uses; *api.Client
-// satisfies it.
-type ChatClient interface {
-	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
-	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
-}
-
-var _ ChatClient = (*api.Client)(nil)
 
 // ToolSet is what the model may call: definitions to offer and a way to run
 // one call. Call returns the tool's result (already within the tool's own
@@ -69,17 +59,21 @@ type Call struct {
 
 // Options configures a Pipeline.
 type Options struct {
-	// Client talks to Ollama. Required.
-	Client ChatClient
+	// Pool is the model servers turns go to. When nil, the pool is Client
+	// alone with Concurrency slots.
+	Pool *Pool
+	// Client is the one model server when Pool is nil.
+	Client Backend
 	// Recorder keeps every chat call; nil keeps nothing.
 	Recorder Recorder
 	// Observe, when set, learns of every call, chat and embedding (for
 	// metrics). It must be quick.
 	Observe func(Call)
-	// Concurrency is the number of chat calls in flight across all turns;
-	// others wait in line. Default 1.
+	// Concurrency is the number of chat calls in flight to Client; others
+	// wait in line. Default 1. Unused with a Pool: its servers have slots.
 	Concurrency int
-	// CallTimeout bounds each call to Ollama (show, one streamed chat).
+	// CallTimeout bounds each call to a model server (show, one streamed
+	// chat).
 	// Default DefaultCallTimeout.
 	CallTimeout time.Duration
 	// ToolTimeout bounds each tool call (TOOL_TIMEOUT); a call past it
@@ -95,20 +89,17 @@ type Options struct {
 	QueueWait func(wait time.Duration)
 }
 
-// Pipeline runs turns against Ollama. It is safe for concurrent use.
+// Pipeline runs turns against the model servers of its Pool. It is safe
+// for concurrent use.
 type Pipeline struct {
-	client      ChatClient
+	pool        *Pool
 	recorder    Recorder
 	observer    func(Call)
 	logger      *slog.Logger
 	now         func() time.Time
 	callTimeout time.Duration
 	toolTimeout time.Duration
-	queue       *queue
 	queueWait   func(time.Duration)
-
-	capMu sync.Mutex
-	caps  map[string]Capabilities
 
 	installedModels installedCache // for VisionModels
 }
@@ -116,7 +107,7 @@ type Pipeline struct {
 // New returns a Pipeline; zero Options fields take their defaults.
 func New(opts Options) *Pipeline {
 	p := &Pipeline{
-		client:      opts.Client,
+		pool:        opts.Pool,
 		recorder:    opts.Recorder,
 		observer:    opts.Observe,
 		logger:      opts.Logger,
@@ -124,7 +115,6 @@ func New(opts Options) *Pipeline {
 		callTimeout: opts.CallTimeout,
 		toolTimeout: opts.ToolTimeout,
 		queueWait:   opts.QueueWait,
-		caps:        map[string]Capabilities{},
 	}
 	if p.logger == nil {
 		p.logger = slog.Default()
@@ -138,33 +128,45 @@ func New(opts Options) *Pipeline {
 	if p.toolTimeout <= 0 {
 		p.toolTimeout = DefaultToolTimeout
 	}
-	p.queue = newQueue(max(opts.Concurrency, 1))
+	if p.pool == nil {
+		p.pool = NewPool(PoolOptions{
+			Servers:     []PoolServer{{Name: "ollama", Kind: "ollama", Backend: opts.Client, Slots: max(opts.Concurrency, 1)}},
+			Logger:      p.logger,
+			Now:         p.now,
+			CallTimeout: p.callTimeout,
+		})
+	}
 	return p
 }
 
-// QueueLen is the number of turns waiting for a chat slot right now.
-func (p *Pipeline) QueueLen() int { return p.queue.len() }
+// Pool is the pipeline's model servers.
+func (p *Pipeline) Pool() *Pool { return p.pool }
 
-// Background runs fn, a model call made outside any turn (a summary, tags),
-// holding one of the Concurrency slots. It waits behind every turn a user is
-// waiting for, so housekeeping shares the model without delaying answers
-// already in line.
+// QueueLen is the number of turns waiting for a chat slot right now, in
+// the whole pool.
+func (p *Pipeline) QueueLen() int { return p.pool.QueueLen() }
+
+// Background runs fn, a model call made outside any turn, holding a slot
+// of a server of the pool (any server: fn makes its own call). It waits
+// behind every turn a user is waiting for, so housekeeping shares the
+// servers without delaying answers already in line.
 func (p *Pipeline) Background(ctx context.Context, fn func(ctx context.Context) error) error {
-	if err := p.acquire(ctx, true, func(int) error { return nil }); err != nil {
+	s, err := p.acquire(ctx, "", true, nil, func(int) error { return nil })
+	if err != nil {
 		return fmt.Errorf("wait for a background slot: %w", err)
 	}
-	defer p.queue.release()
+	defer s.release()
 	return fn(ctx)
 }
 
-// acquire takes a slot of the queue and reports how long that took.
-func (p *Pipeline) acquire(ctx context.Context, background bool, queued func(position int) error) error {
+// acquire takes a slot for model and reports how long that took.
+func (p *Pipeline) acquire(ctx context.Context, model string, background bool, exclude []*server, queued func(position int) error) (*slot, error) {
 	start := p.now()
-	err := p.queue.acquire(ctx, background, queued)
+	s, err := p.pool.acquire(ctx, model, background, exclude, queued)
 	if err == nil && p.queueWait != nil {
 		p.queueWait(p.now().Sub(start))
 	}
-	return err
+	return s, err
 }
 
 // Request is one turn to run.

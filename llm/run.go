@@ -236,19 +236,47 @@ func (t *turn) runTools(ctx context.Context, calls []api.ToolCall) error {
 	return nil
 }
 
-// call makes one streamed chat call, holding a slot of the queue, and
-// returns the assistant message. Visible text is emitted as it arrives,
-// unless structured is set (the content is JSON to parse first).
+// call makes one streamed chat call, holding a slot of a server that has
+// the model, and returns the assistant message. Visible text is emitted as
+// it arrives, unless structured is set (the content is JSON to parse
+// first). A server that fails before anything was shown (unreachable, 5xx,
+// a stream broken before any text; or not having the model after all) is
+// left for another that has the model; once text was shown the failure is
+// the turn's, so nothing is said twice.
 func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) (api.Message, error) {
-	err := t.p.acquire(ctx, false, func(pos int) error { return t.send(Queued{Position: pos}) })
-	if err != nil {
-		if t.emitErr != nil {
-			return api.Message{}, err
+	var tried []*server
+	for {
+		s, err := t.p.acquire(ctx, req.Model, false, tried, func(pos int) error { return t.send(Queued{Position: pos}) })
+		if err != nil {
+			if t.emitErr != nil {
+				return api.Message{}, err
+			}
+			return api.Message{}, fmt.Errorf("wait for a chat slot: %w", err)
 		}
-		return api.Message{}, fmt.Errorf("wait for a chat slot: %w", err)
+		msg, shown, err := t.callOn(ctx, s, req, structured)
+		s.release()
+		if err == nil || shown || t.emitErr != nil || ctx.Err() != nil {
+			return msg, err
+		}
+		switch {
+		case errors.Is(err, ErrModelNotFound):
+			t.p.pool.forget(s.srv, req.Model)
+		case errors.Is(err, ErrUnavailable):
+			t.p.pool.markDown(s.srv, err)
+		default:
+			return msg, err
+		}
+		tried = append(tried, s.srv)
+		if !t.p.pool.another(req.Model, tried) {
+			return msg, err
+		}
 	}
-	defer t.p.queue.release()
+}
 
+// callOn makes the call on the slot's server; shown says whether the user
+// saw any of it (text, or tool calls to run).
+func (t *turn) callOn(ctx context.Context, s *slot, req *api.ChatRequest, structured bool) (_ api.Message, shown bool, err error) {
+	before := t.content.Len()
 	t.freshCall = true
 	callCtx, cancel := context.WithTimeout(ctx, t.p.callTimeout)
 	defer cancel()
@@ -274,7 +302,7 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 		return t.text(visible)
 	}
 	began := t.p.now()
-	err = t.chat(callCtx, req, func(r api.ChatResponse) error {
+	err = t.chat(callCtx, s.srv.Backend, req, func(r api.ChatResponse) error {
 		if first == 0 && (r.Message.Content != "" || r.Message.Thinking != "" || len(r.Message.ToolCalls) > 0) {
 			first = t.p.now().Sub(began)
 		}
@@ -300,9 +328,6 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 		err = cbErr
 	case err != nil:
 		err = InterpretError(ctx, "chat", req.Model, err)
-		if errors.Is(err, ErrModelNotFound) {
-			t.p.forget(req.Model)
-		}
 	case final == nil:
 		// api.Client ends quietly when the connection drops mid-stream.
 		err = fmt.Errorf("chat %s: %w: stream ended before done", req.Model, ErrUnavailable)
@@ -319,11 +344,13 @@ func (t *turn) call(ctx context.Context, req *api.ChatRequest, structured bool) 
 	t.metrics.CompletionTokens += metrics.EvalCount
 	t.metrics.Total += metrics.TotalDuration
 	text := content.String()
-	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, t.tools, text, calls, err, began, latency, first, metrics) })
+	callErr := err
+	t.unrecorded = append(t.unrecorded, func() { t.p.record(ctx, req, t.tools, text, calls, callErr, began, latency, first, metrics) })
+	shown = t.content.Len() > before || len(calls) > 0
 	if err != nil {
-		return api.Message{}, err
+		return api.Message{}, shown, err
 	}
-	return api.Message{Role: "assistant", Content: content.String(), Thinking: thinking.String(), ToolCalls: calls}, nil
+	return api.Message{Role: "assistant", Content: content.String(), Thinking: thinking.String(), ToolCalls: calls}, shown, nil
 }
 
 // ErrToolTimeout marks a tool call that ran past the tool timeout.
@@ -372,17 +399,17 @@ func shortDuration(d time.Duration) string {
 	return d.String()
 }
 
-// encodedChatter is a ChatClient that takes the tools' JSON made already;
+// encodedChatter is a Backend that takes the tools' JSON made already;
 // *Client is one.
 type encodedChatter interface {
 	chatEncoded(ctx context.Context, req *api.ChatRequest, tools []byte, fn api.ChatResponseFunc) error
 }
 
-// chat makes one call through the client, with the tools' JSON the turn
-// keeps when the client takes it.
-func (t *turn) chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
-	if c, ok := t.p.client.(encodedChatter); ok && req.Tools != nil && t.tools != nil {
+// chat makes one call through b, with the tools' JSON the turn keeps when
+// b takes it.
+func (t *turn) chat(ctx context.Context, b Backend, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	if c, ok := b.(encodedChatter); ok && req.Tools != nil && t.tools != nil {
 		return c.chatEncoded(ctx, req, t.tools, fn)
 	}
-	return t.p.client.Chat(ctx, req, fn)
+	return b.Chat(ctx, req, fn)
 }

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -49,13 +48,9 @@ func (p *Pipeline) installed(ctx context.Context) ([]string, error) {
 	if c.names != nil && p.now().Sub(c.at) < installedTTL {
 		return c.names, nil
 	}
-	lister, ok := p.client.(ModelLister)
-	if !ok {
-		return nil, errors.New("list models: the Ollama client cannot list models")
-	}
 	callCtx, cancel := context.WithTimeout(ctx, p.callTimeout)
 	defer cancel()
-	names, err := InstalledModels(callCtx, lister)
+	names, err := InstalledModels(callCtx, p.pool)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,9 @@ type panel struct {
 // exercised is a registry in which every yorozu series has a sample.
 func exercised(t *testing.T) *prometheus.Registry {
 	t.Helper()
-	m := New(Options{Version: "test"})
+	m := New(Options{Version: "test", ModelServers: func() []llm.ServerStatus {
+		return []llm.ServerStatus{{Name: "gpu1", Slots: 2, InUse: 1, Up: true, Models: []string{"qwen3:4b"}}}
+	}})
 	m.SetTools([]string{"web_search"})
 	turn := m.Turns("chat", chat.HandlerFunc(func(_ context.Context, _ chat.Request, emit func(llm.Event) error) error {
 		_ = emit(llm.Text{Text: "x"})

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // Options configure Metrics.
@@ -16,6 +18,9 @@ type Options struct {
 	Version string
 	// QueueLength is the number of turns waiting for an LLM slot now.
 	QueueLength func() int
+	// ModelServers is the state of each model server of the pool
+	// (llm.Pool.Status); default none.
+	ModelServers func() []llm.ServerStatus
 	// Gateway says whether this process holds the Discord gateway.
 	Gateway func() bool
 	// ChannelLogDropped is how many channel log entries were dropped
@@ -76,6 +81,9 @@ func New(opts Options) *Metrics {
 	if opts.QueueLength == nil {
 		opts.QueueLength = func() int { return 0 }
 	}
+	if opts.ModelServers == nil {
+		opts.ModelServers = func() []llm.ServerStatus { return nil }
+	}
 	if opts.Gateway == nil {
 		opts.Gateway = func() bool { return false }
 	}
@@ -108,6 +116,7 @@ func New(opts Options) *Metrics {
 
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
+		newServerCollector(opts.ModelServers),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "yorozu_llm_queue_length", Help: "LLM calls waiting for a slot now."},
 			func() float64 { return float64(opts.QueueLength()) }),

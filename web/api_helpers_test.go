@@ -81,7 +81,7 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		Limiter:   limiter,
 		Reminders: reminderStore{pool},
 		Words:     fixedWords{"猫", "ラーメン"},
-		Models:    o.Client(),
+		Models:    llm.NewPool(llm.PoolOptions{Servers: []llm.PoolServer{{Name: "ollama", Backend: o.Client()}}}),
 		Settings:  settings,
 		Revisions: mem,
 	}}

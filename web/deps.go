@@ -44,9 +44,13 @@ type WordSource interface {
 	Words(ctx context.Context, space string) []string
 }
 
-// ModelLister lists the models installed in Ollama; *api.Client satisfies it.
+// ModelLister lists the models of the model servers; *llm.Pool satisfies
+// it. List has every model (for checking a name), ChatModels those offered
+// for chat, with the servers that have each; Status is each server now.
 type ModelLister interface {
 	List(ctx context.Context) (*api.ListResponse, error)
+	ChatModels(ctx context.Context) ([]llm.ModelChoice, error)
+	Status() []llm.ServerStatus
 }
 
 // Deps are the parts of yorozu the API works on. cmd/yorozu wires them; a
@@ -66,7 +70,7 @@ type Deps struct {
 	Reminders Reminders
 	// Words is the topic word pools of the spaces.
 	Words WordSource
-	// Models lists the installed Ollama models.
+	// Models lists the models of the model servers.
 	Models ModelLister
 	// Settings holds the values the page can change.
 	Settings *Settings

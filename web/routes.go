@@ -84,6 +84,7 @@ func (s *Server) routes() []Route {
 		{"GET /api/settings", Login, need(s.handleSettings, p.settings)},
 		{"PUT /api/settings", Login, need(s.handlePutSettings, p.settings)},
 		{"GET /api/models", Login, http.HandlerFunc(s.handleModels)},
+		{"GET /api/model-servers", Login, http.HandlerFunc(s.handleModelServers)},
 
 		{"GET /api/models/presets", Login, http.HandlerFunc(s.handlePresets)},
 		{"POST /api/models/presets", Login, http.HandlerFunc(s.handleCreatePreset)},

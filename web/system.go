@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
-	"sort"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -230,9 +230,12 @@ func (s *Server) handleBackfillTags(w http.ResponseWriter, r *http.Request) {
 }
 
 type modelsResponse struct {
-	Default   string           `json:"default"`   // the chat model in force
-	Installed []string         `json:"installed"` // models Ollama has, sorted
-	Presets   []db.ModelPreset `json:"presets"`
+	Default   string   `json:"default"`   // the chat model in force
+	Installed []string `json:"installed"` // models offered for chat, sorted
+	// Labels are how pickers show a model whose label is not its name: with
+	// the servers that have it, when there are several servers.
+	Labels  map[string]string `json:"labels,omitempty"`
+	Presets []db.ModelPreset  `json:"presets"`
 	// OllamaError says why the installed list is missing, if it is.
 	OllamaError string `json:"ollama_error,omitempty"`
 }
@@ -252,15 +255,53 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	if m := s.opts.Deps.Models; m != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		list, err := m.List(ctx)
+		list, err := m.ChatModels(ctx)
 		if err != nil {
 			res.OllamaError = unavailableText
-		} else {
-			for _, mod := range list.Models {
-				res.Installed = append(res.Installed, mod.Name)
+		}
+		for _, mod := range list {
+			res.Installed = append(res.Installed, mod.Name)
+			if mod.Label != mod.Name {
+				if res.Labels == nil {
+					res.Labels = map[string]string{}
+				}
+				res.Labels[mod.Name] = mod.Label
 			}
-			sort.Strings(res.Installed)
 		}
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// modelServer is one model server as GET /api/model-servers shows it.
+type modelServer struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Up       bool     `json:"up"`
+	Error    string   `json:"error,omitempty"`
+	Slots    int      `json:"slots"`
+	InUse    int      `json:"in_use"`
+	Models   []string `json:"models"`
+	ListedAt string   `json:"listed_at,omitempty"`
+}
+
+// handleModelServers lists the model servers, their models and the slots
+// this process uses now (read-only): GET /api/model-servers.
+func (s *Server) handleModelServers(w http.ResponseWriter, r *http.Request) {
+	out := []modelServer{}
+	if m := s.opts.Deps.Models; m != nil {
+		for _, st := range m.Status() {
+			ms := modelServer{Name: st.Name, Kind: st.Kind, Up: st.Up, Slots: st.Slots, InUse: st.InUse, Models: st.Models}
+			if ms.Models == nil {
+				ms.Models = []string{}
+			}
+			if st.Err != nil {
+				ms.Error = "接続できません: " + config.RedactURLs(st.Err.Error())
+			}
+			if !st.ListedAt.IsZero() {
+				ms.ListedAt = st.ListedAt.UTC().Format(time.RFC3339)
+			}
+			out = append(out, ms)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
 }

@@ -48,8 +48,7 @@ type app struct {
 	cfg     *config.Config
 	logger  *slog.Logger
 	db      *database
-	ollama  *llm.Client // the one client every part reaches Ollama with
-	llm     *llm.Pipeline
+	llm     *llm.Pipeline // its Pool is the model servers every part reaches
 	tools   *tools.Registry
 	mcp     *mcp.Servers
 	memory  *memory.Memory
@@ -104,25 +103,27 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.chanlog = chanlog.New(d.pool, chanlog.Options{Logger: logger})
 	a.metrics = a.newMetrics()
-	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
+	pool, err := llm.NewPoolFrom(cfg.ModelServers, modelServer, llm.PoolOptions{Leases: db.NewSlotLeases(d.pool), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
 	a.llm = llm.New(llm.Options{
-		Client:      a.ollama,
+		Pool:        pool,
 		Recorder:    chat.CallLog{DB: d.pool},
 		Observe:     a.metrics.LLMCall,
-		Concurrency: cfg.LLMConcurrency,
 		ToolTimeout: cfg.ToolTimeout,
 		Logger:      logger,
 		QueueWait:   a.metrics.QueueWait,
 	})
 	a.health = health.NewChecker(health.CheckerOptions{
 		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(),
-		Version: a.ollama.Version, Capabilities: a.llm.Capabilities,
+		Version: pool.Version, Capabilities: a.llm.Capabilities, Pool: pool,
 		Setting: a.setting, EmbedModel: cfg.EmbedModel, Logger: logger,
 	})
 	a.memory = memory.New(d.pool, memory.Options{
 		Location:     cfg.Location,
 		TokenBudget:  cfg.ContextTokenBudget,
-		Ollama:       a.llm.BackgroundClient(a.ollama),
+		Ollama:       a.llm.BackgroundClient(),
 		Model:        cfg.DefaultModel,
 		EmbedModel:   cfg.EmbedModel,
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
@@ -355,7 +356,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 
 // addCommands gives the bot its slash commands.
 func (a *app) addCommands(summarizer *chat.Summarizer) {
-	channels := &commands.Channels{DB: a.db.pool, Models: a.ollama, Parents: a.bot, DefaultModel: a.defaultModel,
+	channels := &commands.Channels{DB: a.db.pool, Models: a.llm.Pool(), Parents: a.bot, DefaultModel: a.defaultModel,
 		Saved: a.channelSaved, Log: a.logger, Logs: a.chanlog, LogRetention: a.cfg.ChannelLogRetention}
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
@@ -401,6 +402,7 @@ func (a *app) buildWeb(ctx context.Context) {
 		}},
 	}
 	checks = append(checks, a.health.Checks()...)
+	checks = append(checks, health.PoolCheck(a.llm.Pool()))
 	checks = append(checks, a.discordChecks()...)
 	checks = append(checks, a.disasterChecks()...)
 	a.web = web.New(web.Options{
@@ -420,6 +422,7 @@ func (a *app) buildWeb(ctx context.Context) {
 // then Discord, then the job queue, which may deliver through Discord.
 func (a *app) start(ctx context.Context) error {
 	a.goSafe("start-up checks", func() { a.health.Run(ctx) })
+	a.goSafe("model servers", func() { a.llm.Pool().Run(ctx) })
 	a.goSafe("database watch", func() { a.dbWatch.Run(ctx) })
 	a.goSafe("save word pools", func() { a.words.SaveEvery(ctx, wordPoolSaveEvery) })
 	// The router reads every mention's words: the first must not wait
@@ -565,4 +568,12 @@ func (d *database) close() {
 			d.logger.Warn("stop embedded postgres", "err", err)
 		}
 	}
+}
+
+// modelServer makes the backend of one server of MODEL_SERVERS.
+func modelServer(s config.ModelServer) (llm.Backend, error) {
+	if s.Kind != config.KindOllama {
+		return nil, fmt.Errorf("%s servers arrive with the openaicompat package", s.Kind)
+	}
+	return llm.NewClient(s.URL, nil), nil
 }

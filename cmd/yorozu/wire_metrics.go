@@ -11,6 +11,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/config"
+	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/metrics"
 )
 
@@ -35,6 +36,12 @@ func (a *app) newMetrics() *metrics.Metrics {
 				return 0
 			}
 			return a.llm.QueueLen()
+		},
+		ModelServers: func() []llm.ServerStatus {
+			if a.llm == nil {
+				return nil
+			}
+			return a.llm.Pool().Status()
 		},
 		Gateway: a.holdsGateway,
 		ChannelLogDropped: func() uint64 {

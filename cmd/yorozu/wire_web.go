@@ -22,7 +22,7 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		Limiter:   a.limiter,
 		Reminders: a.sched.Reminders(),
 		Words:     a.words,
-		Models:    a.ollama,
+		Models:    a.llm.Pool(),
 		Revisions: a.memory,
 
 		ChannelSaved:  a.channelSaved,

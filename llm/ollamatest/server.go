@@ -104,6 +104,8 @@ type Server struct {
 	status    int
 	tagsGate  <-chan struct{}
 	requests  []api.ChatRequest
+	inFlight  int // chat requests being answered now
+	maxFlight int // the most at once
 	showCalls int
 	versions  int
 	client    *api.Client
@@ -278,6 +280,20 @@ func (s *Server) ChatCalls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.requests)
+}
+
+// InFlight is the number of chat requests being answered now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+// MaxInFlight is the most chat requests the server answered at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxFlight
 }
 
 // ShowCalls is the number of /api/show requests received.
@@ -469,7 +485,14 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	s.inFlight++
+	s.maxFlight = max(s.maxFlight, s.inFlight)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	if s.forcedStatus(w) {
 		return
 	}

@@ -12,7 +12,8 @@ const fromLabel = {
 async function loadModels() {
 	try {
 		const m = await get('/api/models');
-		$('channel-models').replaceChildren(...(m.installed || []).map((n) => el('option', { value: n })));
+		const labels = m.labels || {};
+		$('channel-models').replaceChildren(...(m.installed || []).map((n) => el('option', { value: n, label: labels[n] || n })));
 	} catch { /* suggestions only; the server checks the name */ }
 }
 

@@ -799,8 +799,9 @@ async function loadModels() {
 			el('option', { value: p.model }, p.label && p.label !== p.model ? `${p.label}（${p.model}）` : p.model))));
 	}
 	const installed = res.installed || [];
+	const labels = res.labels || {};
 	if (installed.length) {
-		groups.push(el('optgroup', { label: 'インストール済み' }, installed.map((name) => el('option', { value: name }, name))));
+		groups.push(el('optgroup', { label: 'インストール済み' }, installed.map((name) => el('option', { value: name }, labels[name] || name))));
 	} else if (res.ollama_error) {
 		groups.push(el('optgroup', { label: 'インストール済み（Ollama に接続できません）' }));
 	}

@@ -94,7 +94,18 @@ async function loadPresets() {
 
 async function loadInstalled() {
 	const res = (await get('/api/models')) || {};
-	$('installed-models').replaceChildren(...(res.installed || []).map((name) => el('option', { value: name })));
+	const labels = res.labels || {};
+	$('installed-models').replaceChildren(...(res.installed || []).map((name) => el('option', { value: name, label: labels[name] || name })));
+}
+
+// The model servers: each one's state, slots in use and models (read-only).
+async function loadServers() {
+	const res = (await get('/api/model-servers')) || {};
+	const servers = res.servers || [];
+	$('model-servers').replaceChildren(...(servers.length ? servers.map((s) => el('li', {},
+		el('strong', {}, s.name), ` ${s.kind}・${s.up ? '接続中' : '接続できません'}・スロット ${s.in_use}/${s.slots}`,
+		el('div', { class: 'muted small' }, s.up ? (s.models.length ? s.models.join('、') : 'モデルがありません') : s.error))) :
+		[el('li', { class: 'empty' }, 'モデルサーバーがありません。')]));
 }
 
 start();
@@ -112,3 +123,4 @@ $('preset-form').addEventListener('submit', async (ev) => {
 load().catch(fail);
 loadPresets().catch(fail);
 loadInstalled().catch(() => {});
+loadServers().catch(fail);
