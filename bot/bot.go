@@ -79,6 +79,9 @@ type Options struct {
 	// the conversation; optional (without it documents are refused with a
 	// line).
 	Documents DocumentKeeper
+	// Names keeps what servers, channels, threads and users are called,
+	// for the admin page (DatabaseNames); optional.
+	Names NameStore
 
 	// OutageWait is how long after it was sent a mention may wait for the
 	// database and still be answered; default 60 s.
@@ -301,6 +304,9 @@ func New(opts Options) (*Bot, error) {
 	s.AddHandler(b.onMessageCreate)
 	s.AddHandler(b.onInteractionCreate)
 	b.addTalkHandlers(s)
+	if opts.Names != nil {
+		b.followNames(opts.Names)
+	}
 	return b, nil
 }
 

@@ -60,6 +60,7 @@ func (s *Server) routes() []Route {
 		{"GET /api/search", Login, http.HandlerFunc(s.handleSearch)},
 
 		{"GET /api/spaces", Login, http.HandlerFunc(s.handleSpaces)},
+		{"GET /api/names", Login, http.HandlerFunc(s.handleNames)},
 
 		{"GET /api/notes", Login, need(s.handleNotes, p.memory)},
 		{"POST /api/notes", Login, need(s.handleCreateNote, p.memory)},

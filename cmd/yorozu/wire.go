@@ -166,6 +166,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			ButtonKey: buttonKey,
 			Turns:     a.memory,
 			Documents: a.memory,
+			Names:     bot.DatabaseNames(d.pool),
 		})
 		if err != nil {
 			return nil, err

@@ -2,7 +2,7 @@
 // activity, model choice, linked notes and fetched documents.
 import { get, optional, request, stream } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, bytes, el, empty, fail, spaceLabel, spaceName, spacePicker, start, toast, when } from './ui.js';
+import { $, armed, bytes, el, empty, fail, knowNames, spaceLabel, spaceName, spacePicker, start, toast, when } from './ui.js';
 
 const spaceKey = 'yorozu.chat.space';
 
@@ -79,7 +79,8 @@ function renderSessions() {
 }
 
 async function loadSessions() {
-	state.sessions = (await get('/chat/sessions')) || [];
+	const [sessions] = await Promise.all([get('/chat/sessions'), knowNames()]);
+	state.sessions = sessions || [];
 	renderSessions();
 }
 

@@ -1,6 +1,6 @@
 // Model call logs, newest first, a page at a time.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, spaceName, start, when } from './ui.js';
+import { $, armed, el, empty, fail, knowNames, spaceName, start, when } from './ui.js';
 
 const pageSize = 50;
 let before = '';
@@ -25,7 +25,7 @@ function row(l) {
 		el('td', { class: 'num', dataset: { label: '時間' } }, latency(l.latency_ms)),
 		el('td', { class: 'num', dataset: { label: '入力' } }, l.prompt_tokens ?? ''),
 		el('td', { class: 'num', dataset: { label: '出力' } }, l.completion_tokens ?? ''),
-		el('td', { class: 'small', title: l.space || '', dataset: { label: '空間' } }, spaceName(l.space) || '—'),
+		el('td', { class: 'small', title: l.space || '', dataset: { label: 'スペース' } }, spaceName(l.space) || '—'),
 		el('td', { class: 'small', dataset: { label: '会話' } }, conv),
 		el('td', { class: 'small', dataset: { label: l.stopped ? '状態' : 'エラー' } }, l.stopped ? el('span', { class: 'badge' }, '停止') : (l.error || '')),
 		el('td', {},
@@ -42,7 +42,7 @@ function row(l) {
 }
 
 async function more() {
-	const res = await get(`/api/logs?limit=${pageSize}` + (before ? '&before=' + encodeURIComponent(before) : ''));
+	const [res] = await Promise.all([get(`/api/logs?limit=${pageSize}` + (before ? '&before=' + encodeURIComponent(before) : '')), knowNames()]);
 	const items = Array.isArray(res) ? res : (res && res.logs) || [];
 	const body = $('logs');
 	if (!before) body.replaceChildren();

@@ -2,7 +2,7 @@
 // next occurrences (in this browser's time zone) and what each occurrence
 // delivered. Pending ones can be paused, resumed and cancelled.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, spaceLabel, start, toast, when } from './ui.js';
+import { $, armed, channelName, el, empty, fail, knowNames, spaceLabel, start, toast, userName, when } from './ui.js';
 
 const statusLabel = { pending: '予定中', paused: '一時停止中', delivered: '完了', cancelled: '取り消し済み', failed: '失敗' };
 const kindLabel = { remind: 'リマインダー', post: '定期投稿' };
@@ -109,7 +109,8 @@ function entry(r) {
 			el('span', { class: 'badge status-' + r.status }, status(r)),
 			el('span', { class: 'kind kind-' + kind }, kindLabel[kind] || kind),
 			spaceLabel({ space: r.guild_id ? 'guild:' + r.guild_id : (r.user_id ? 'dm:' + r.user_id : '') }),
-			el('span', { class: 'muted small grow' }, r.user_id ? 'ユーザー ' + r.user_id : '', r.channel_id ? ' ・ チャンネル ' + r.channel_id : ''),
+			el('span', { class: 'muted small grow' }, r.user_id ? userName(r.user_id, r.guild_id || '') : '',
+				r.guild_id && r.channel_id ? ' ・ ' + channelName(r.channel_id) : ''),
 			buttons(r)),
 		el('p', { class: 'content' }, r.content || ''),
 		schedule(r),
@@ -119,7 +120,7 @@ function entry(r) {
 }
 
 async function load() {
-	const res = await get('/api/reminders');
+	const [res] = await Promise.all([get('/api/reminders'), knowNames()]);
 	const items = Array.isArray(res) ? res : (res && res.reminders) || [];
 	const box = $('reminders');
 	if (!items.length) {

@@ -89,13 +89,55 @@ export function bytes(n) {
 	return (n / 1024 / 1024).toFixed(1) + ' MB';
 }
 
+// names is what the gateway last said servers, channels, threads and users
+// are called (GET /api/names), read once per page load.
+let names = { guilds: {}, channels: {}, users: {} };
+let namesRead = null;
+
+/**
+ * knowNames resolves once the names are read; a screen awaits it before it
+ * shows ids. Without them (an older server, an error) ids are shown, said
+ * to be ids.
+ */
+export function knowNames() {
+	if (!namesRead) {
+		namesRead = get('/api/names')
+			.then((n) => { if (n) names = { guilds: n.guilds || {}, channels: n.channels || {}, users: n.users || {} }; })
+			.catch(() => {});
+	}
+	return namesRead;
+}
+
+/** guildName is a server's name, or its id said as one. */
+export function guildName(id) {
+	return names.guilds[id] || `サーバー（ID ${id}）`;
+}
+
+/**
+ * channelName is "#name" (a thread's with its channel's), or the id said as
+ * one: "<what>（ID …）".
+ */
+export function channelName(id, what = 'チャンネル') {
+	const c = names.channels[id];
+	if (!c) return `${what}（ID ${id}）`;
+	const parent = c.parent_id && names.channels[c.parent_id];
+	return parent ? `#${parent.name} › ${c.name}` : '#' + c.name;
+}
+
+/** userName is a user's name in guild (their nickname there), else their own, else the id said as one. */
+export function userName(id, guild = '') {
+	const u = names.users[id];
+	if (!u) return `ユーザー（ID ${id}）`;
+	return u[guild] || u[''] || Object.values(u)[0];
+}
+
 /** spaceName says whose memory a space key ("guild:<id>", "dm:<id>", "web") is. */
 export function spaceName(key) {
 	if (!key) return '';
 	if (key === 'web') return '管理ページ';
 	const [kind, id] = key.split(':');
-	if (kind === 'guild') return 'サーバー ' + id;
-	if (kind === 'dm') return 'DM ' + id;
+	if (kind === 'guild') return names.guilds[id] || guildName(id);
+	if (kind === 'dm') return 'DM ' + userName(id);
 	return key;
 }
 
@@ -104,7 +146,7 @@ export function spaceLabel(row) {
 	const s = row && row.space;
 	if (!s) return null;
 	const name = typeof s === 'object' ? (s.name || s.id || s.key) : spaceName(s);
-	return el('span', { class: 'space', title: '空間: ' + (typeof s === 'object' ? s.key : s) }, '［' + name + '］');
+	return el('span', { class: 'space', title: 'スペース: ' + (typeof s === 'object' ? s.key : s) }, '［' + name + '］');
 }
 
 /**
@@ -113,11 +155,11 @@ export function spaceLabel(row) {
  * selected.
  */
 export async function spacePicker(select, want) {
-	const res = (await get('/api/spaces')) || {};
-	const list = res.spaces || [];
+	const [res] = await Promise.all([get('/api/spaces'), knowNames()]);
+	const list = (res && res.spaces) || [];
 	select.replaceChildren(...list.map((s) => el('option', { value: s.key },
 		`${spaceName(s.key)}（ノート ${s.notes}・会話 ${s.sessions}）`)));
-	const pick = list.some((s) => s.key === want) ? want : res.default || 'web';
+	const pick = list.some((s) => s.key === want) ? want : (res && res.default) || 'web';
 	if (!list.some((s) => s.key === pick)) select.append(el('option', { value: pick }, spaceName(pick)));
 	select.value = pick;
 	return pick;
