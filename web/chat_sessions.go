@@ -157,7 +157,7 @@ type messageJSON struct {
 	Stopped bool         `json:"stopped,omitempty"`
 	// Branch is set on the first message of a point where the conversation
 	// has versions (再生成, 編集): which one is shown, of how many.
-	Branch *db.BranchSet `json:"branch,omitempty"`
+	Branch *versionsJSON `json:"branch,omitempty"`
 }
 
 func toMessagesJSON(ms []db.Message, withIDs bool, acts map[int64]db.Activity) []messageJSON {
