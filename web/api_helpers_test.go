@@ -78,6 +78,7 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		Memory:    mem,
 		Limiter:   limiter,
 		Reminders: reminderStore{pool},
+		Schedules: &scheduleStore{q: pool},
 		Words:     fixedWords{"猫", "ラーメン"},
 		Models:    o.Client(),
 		Settings:  settings,

@@ -64,6 +64,9 @@ type Deps struct {
 	// Reminders pauses, resumes and cancels reminders and tells their
 	// rules and next occurrences.
 	Reminders Reminders
+	// Schedules makes reminders and scheduled posts from the 予定 form and
+	// sends them as a test.
+	Schedules Schedules
 	// Words is the topic word pools of the spaces.
 	Words WordSource
 	// Models lists the installed Ollama models.
@@ -135,7 +138,7 @@ type part struct {
 
 // parts are the Deps some routes cannot work without.
 type parts struct {
-	chat, memory, settings, reminders, revisions, jobs part
+	chat, memory, settings, reminders, schedules, revisions, jobs part
 }
 
 func (d Deps) parts() parts {
@@ -144,6 +147,7 @@ func (d Deps) parts() parts {
 		memory:    part{"メモリ", d.Memory != nil},
 		settings:  part{"設定", d.Settings != nil},
 		reminders: part{"リマインダー", d.Reminders != nil},
+		schedules: part{"予定の作成", d.Schedules != nil},
 		revisions: part{"ノートの履歴", d.Revisions != nil},
 		jobs:      part{"ジョブ画面", d.Jobs != nil},
 	}

@@ -106,6 +106,9 @@ func (s *Server) routes() []Route {
 		{"DELETE /api/servers/{id}", Login, http.HandlerFunc(s.handleDeleteServer)},
 
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
+		{"POST /api/reminders", Login, need(s.handleCreateSchedule, p.schedules)},
+		{"POST /api/reminders/preview", Login, need(s.handlePreviewSchedule, p.schedules)},
+		{"POST /api/reminders/{id}/test", Login, need(s.handleTestSchedule, p.schedules)},
 		{"POST /api/reminders/{id}/cancel", Login, need(s.handleCancelReminder, p.reminders)},
 		{"POST /api/reminders/{id}/pause", Login, need(s.handlePauseReminder, p.reminders)},
 		{"POST /api/reminders/{id}/resume", Login, need(s.handleResumeReminder, p.reminders)},

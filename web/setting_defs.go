@@ -19,10 +19,11 @@ func SettingDefs(cfg *config.Config, validCron func(expr string) error) []Settin
 		return nil
 	}
 	cron := func(v string) error {
-		if v == "" {
+		if v == "" || validCron(v) == nil {
 			return nil
 		}
-		return validCron(v)
+		// The parser's own words are English and name its internals.
+		return errors.New("時刻として読めません。「分 時 日 月 曜日」の 5 つを空白で区切って書きます（例: 30 6 * * * は毎朝 6:30、0 12 * * 1-5 は平日の 12:00）")
 	}
 	snowflake := func(v string) error {
 		if _, err := strconv.ParseUint(v, 10, 64); v != "" && err != nil {

@@ -126,9 +126,43 @@ export function channelName(id, what = 'チャンネル') {
 
 /** userName is a user's name in guild (their nickname there), else their own, else the id said as one. */
 export function userName(id, guild = '') {
+	if (id === 'admin') return '管理ページ';
 	const u = names.users[id];
 	if (!u) return `ユーザー（ID ${id}）`;
 	return u[guild] || u[''] || Object.values(u)[0];
+}
+
+/** knownChannels are the channels and threads with a name, by server and name. */
+export function knownChannels() {
+	return Object.entries(names.channels)
+		.map(([id, c]) => ({ id, guild_id: c.guild_id, parent_id: c.parent_id || '', name: channelName(id) }))
+		.sort((a, b) => guildName(a.guild_id).localeCompare(guildName(b.guild_id), 'ja') || a.name.localeCompare(b.name, 'ja'));
+}
+
+/** members are the users with a name in guild, by name. */
+export function members(guild) {
+	return Object.entries(names.users)
+		.filter(([, u]) => guild in u)
+		.map(([id, u]) => ({ id, name: u[guild] }))
+		.sort((a, b) => a.name.localeCompare(b.name, 'ja'));
+}
+
+/**
+ * showFieldError puts message under field (its error element is
+ * "<field id>-error") and marks the field invalid; '' clears both.
+ */
+export function showFieldError(field, message) {
+	const box = $(field.id + '-error');
+	field.setAttribute('aria-invalid', message ? 'true' : 'false');
+	if (!box) return;
+	box.textContent = message;
+	box.hidden = !message;
+}
+
+/** fieldMessage is an API refusal's text without the field's key before it. */
+export function fieldMessage(err) {
+	const msg = (err && err.message) || String(err);
+	return err && err.field && msg.startsWith(err.field + ': ') ? msg.slice(err.field.length + 2) : msg;
 }
 
 /** spaceName says whose memory a space key ("guild:<id>", "dm:<id>", "web") is. */
