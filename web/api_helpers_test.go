@@ -57,7 +57,8 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		return searchHits, nil
 	}))
 	reg.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
-	conv := &chat.Conversation{Store: mem, Pipeline: llm.New(llm.Options{Client: o.Client()}), Model: testModel, Tools: reg}
+	pipe := llm.New(llm.Options{Client: o.Client()})
+	conv := &chat.Conversation{Store: mem, Pipeline: pipe, Model: testModel, Tools: reg}
 	settings, err := NewSettings(context.Background(), pool, []SettingDef{
 		{Key: "default_model", Env: "DEFAULT_MODEL", Default: testModel, Live: true, Validate: func(v string) error {
 			if v == "" {
@@ -74,15 +75,16 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 	}
 	limiter := chat.NewRateLimiter(100, time.Minute)
 	serverOpts := Options{Pool: pool, Deps: Deps{
-		Chat:      chat.NewRouter(conv),
-		Memory:    mem,
-		Limiter:   limiter,
-		Reminders: reminderStore{pool},
-		Schedules: &scheduleStore{q: pool},
-		Words:     fixedWords{"猫", "ラーメン"},
-		Models:    o.Client(),
-		Settings:  settings,
-		Revisions: mem,
+		Chat:         chat.NewRouter(conv),
+		Memory:       mem,
+		Limiter:      limiter,
+		Reminders:    reminderStore{pool},
+		Schedules:    &scheduleStore{q: pool},
+		Words:        fixedWords{"猫", "ラーメン"},
+		Models:       o.Client(),
+		Capabilities: pipe.Capabilities,
+		Settings:     settings,
+		Revisions:    mem,
 	}}
 	for _, f := range opts {
 		f(&serverOpts)

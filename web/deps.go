@@ -71,6 +71,10 @@ type Deps struct {
 	Words WordSource
 	// Models lists the installed Ollama models.
 	Models ModelLister
+	// Capabilities says what an installed model can do (the pipeline's
+	// Capabilities, from /api/show); optional: without it the chat's model
+	// list offers every installed model.
+	Capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
 	// Settings holds the values the page can change.
 	Settings *Settings
 

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/ollama/ollama/types/model"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
@@ -259,8 +262,28 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 			for _, mod := range list.Models {
 				res.Installed = append(res.Installed, mod.Name)
 			}
+			res.Installed = s.chatModels(ctx, res.Installed)
 			sort.Strings(res.Installed)
 		}
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// chatModels keeps of models those that can chat: an embedding-only model
+// (no "completion" among its capabilities) is left out. A model whose
+// capabilities cannot be read is kept: the turn will say what is wrong.
+func (s *Server) chatModels(ctx context.Context, models []string) []string {
+	caps := s.opts.Deps.Capabilities
+	if caps == nil {
+		return models
+	}
+	out := models[:0:0]
+	for _, m := range models {
+		c, err := caps(ctx, m)
+		if err == nil && !slices.Contains(c.All, string(model.CapabilityCompletion)) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }

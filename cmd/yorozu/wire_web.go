@@ -26,7 +26,9 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		Schedules: a.sched.Reminders(),
 		Words:     a.words,
 		Models:    a.ollama,
-		Revisions: a.memory,
+		// The chat's model list leaves out embedding-only models.
+		Capabilities: a.llm.Capabilities,
+		Revisions:    a.memory,
 
 		ChannelSaved:  a.channelSaved,
 		ChannelLogSet: a.chanlog.Set,

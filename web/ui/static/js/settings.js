@@ -107,12 +107,20 @@ start();
 $('settings-form').addEventListener('submit', save);
 $('preset-form').addEventListener('submit', async (ev) => {
 	ev.preventDefault();
+	const fields = { label: $('preset-name'), model: $('preset-model') };
+	for (const f of Object.values(fields)) showFieldError(f, '');
 	try {
-		await request('POST', '/api/models/presets', { label: $('preset-name').value.trim(), model: $('preset-model').value.trim() });
+		await request('POST', '/api/models/presets', { label: fields.label.value.trim(), model: fields.model.value.trim() });
 		ev.target.reset();
 		await loadPresets();
 	} catch (err) {
-		fail(err);
+		const field = (err.status === 400 || err.status === 409) && fields[err.field];
+		if (!field) {
+			fail(err);
+			return;
+		}
+		showFieldError(field, fieldMessage(err));
+		field.focus();
 	}
 });
 load().catch(fail);
