@@ -63,14 +63,7 @@ func SaveDiscordNames(ctx context.Context, q Querier, ns []DiscordName) error {
 // DiscordNames is every known name, servers and channels first, then the
 // users most recently renamed or seen first, at most limit rows.
 func DiscordNames(ctx context.Context, q Querier, limit int) ([]DiscordName, error) {
-	rows, err := q.Query(ctx, `
-		SELECT kind, id, guild_id, parent_id, name, updated_at FROM discord_names
-		ORDER BY kind = 'user', updated_at DESC, kind, id, guild_id
-		LIMIT $1`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list discord names: %w", err)
-	}
-	ns, err := pgx.CollectRows(rows, pgx.RowToStructByName[DiscordName])
+	ns, err := queryNames(ctx, q, `ORDER BY kind = 'user', updated_at DESC, kind, id, guild_id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list discord names: %w", err)
 	}
@@ -83,15 +76,19 @@ func DiscordNamesOf(ctx context.Context, q Querier, ids []string) ([]DiscordName
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := q.Query(ctx, `
-		SELECT kind, id, guild_id, parent_id, name, updated_at FROM discord_names
-		WHERE id = ANY($1) ORDER BY kind, id, guild_id`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("read names of %d discord ids: %w", len(ids), err)
-	}
-	ns, err := pgx.CollectRows(rows, pgx.RowToStructByName[DiscordName])
+	ns, err := queryNames(ctx, q, `WHERE id = ANY($1) ORDER BY kind, id, guild_id`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read names of %d discord ids: %w", len(ids), err)
 	}
 	return ns, nil
+}
+
+// queryNames reads the rows of discord_names that rest (a WHERE, ORDER BY
+// and LIMIT) selects.
+func queryNames(ctx context.Context, q Querier, rest string, args ...any) ([]DiscordName, error) {
+	rows, err := q.Query(ctx, `SELECT kind, id, guild_id, parent_id, name, updated_at FROM discord_names `+rest, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByName[DiscordName])
 }

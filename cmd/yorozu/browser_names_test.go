@@ -34,15 +34,10 @@ func openNamedAdmin(t *testing.T) *adminBrowser {
 	})
 }
 
-// TestAdminPageShowsNames: with a fake Discord that names its server,
-// channel, thread and member, the admin page shows those names, and no id,
-// in the space picker, the conversation list, 予定, the channel settings and
-// the channel logs, and the model call logs — at 1280 and at 390 px wide.
-func TestAdminPageShowsNames(t *testing.T) {
-	a := openNamedAdmin(t)
-	h, ctx := a.h, context.Background()
-	h.script()
-	// Alice, with her nickname in the server, asks the bot.
+// aliceAsks has Alice, with her nickname in the server, mention the bot in
+// the channel, and waits for the answer and for the names to be kept.
+func aliceAsks(t *testing.T, h *harness) {
+	t.Helper()
 	h.discord.SendMessage(&discordgo.Message{
 		ChannelID: channelID, GuildID: guildID, Content: "<@" + h.discord.BotID() + "> こんにちは",
 		Author:   &discordgo.User{ID: aliceID, Username: "alice", GlobalName: "Alice"},
@@ -51,6 +46,28 @@ func TestAdminPageShowsNames(t *testing.T) {
 	})
 	h.waitReply(t, 1, func(string) bool { return true })
 	h.waitCount(t, `SELECT count(*) FROM discord_names WHERE name IN ('`+guildName+`', '`+channelName+`', '`+threadName+`', '`+aliceNick+`')`, 4)
+}
+
+// screenshots keeps the page as it is at 1280 and at 390 px wide (name-1280,
+// name-390), then makes it 1280 px wide again.
+func (b *browserPage) screenshots(name string) {
+	b.t.Helper()
+	for _, width := range []int64{1280, 390} {
+		b.viewport(width, 844, width < 600)
+		b.screenshot(fmt.Sprintf("%s-%d", name, width))
+	}
+	b.viewport(1280, 844, false)
+}
+
+// TestAdminPageShowsNames: with a fake Discord that names its server,
+// channel, thread and member, the admin page shows those names, and no id,
+// in the space picker, the conversation list, 予定, the channel settings and
+// the channel logs, and the model call logs — at 1280 and at 390 px wide.
+func TestAdminPageShowsNames(t *testing.T) {
+	a := openNamedAdmin(t)
+	h, ctx := a.h, context.Background()
+	h.script()
+	aliceAsks(t, h)
 
 	// A reminder of Alice's in the channel, the channel's log on, and the
 	// thread's own persona.
@@ -95,11 +112,7 @@ func TestAdminPageShowsNames(t *testing.T) {
 		if !evalIn[bool](a.browserPage, noIDs) {
 			t.Errorf("%s shows an id where a name is known:\n%s", tc.name, text)
 		}
-		for _, width := range []int64{1280, 390} {
-			a.viewport(width, 844, width < 600)
-			a.screenshot(fmt.Sprintf("names-%s-%d", tc.name, width))
-		}
-		a.viewport(1280, 800, false)
+		a.screenshots("names-" + tc.name)
 		a.noProblems(tc.name)
 	}
 	// The space picker of the chat screen.

@@ -47,11 +47,7 @@ func TestAdminPageAsAPersonFindsIt(t *testing.T) {
 	b.clickText("#preset-form button", "追加")
 	b.waitJS("the preset refused under its field", `!document.querySelector('#preset-model-error').hidden &&
 		document.querySelector('#preset-model-error').textContent.includes('インストールされていません')`)
-	for _, width := range []int64{1280, 390} {
-		b.viewport(width, 844, width < 600)
-		b.screenshot(fmt.Sprintf("person-settings-%d", width))
-	}
-	b.viewport(1280, 844, false)
+	b.screenshots("person-settings")
 	b.noProblems("settings")
 
 	// The chat: no embedding-only model to pick; a code block; the list.

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
-
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/scheduler"
 )
@@ -23,14 +21,7 @@ func TestScheduleFormInBrowser(t *testing.T) {
 	a := openNamedAdmin(t)
 	h, ctx := a.h, context.Background()
 	h.script()
-	h.discord.SendMessage(&discordgo.Message{
-		ChannelID: channelID, GuildID: guildID, Content: "<@" + h.discord.BotID() + "> こんにちは",
-		Author:   &discordgo.User{ID: aliceID, Username: "alice"},
-		Member:   &discordgo.Member{Nick: aliceNick},
-		Mentions: []*discordgo.User{{ID: h.discord.BotID(), Username: "yorozu", Bot: true}},
-	})
-	h.waitReply(t, 1, func(string) bool { return true })
-	h.waitCount(t, `SELECT count(*) FROM discord_names WHERE name IN ('`+channelName+`', '`+aliceNick+`')`, 2)
+	aliceAsks(t, h)
 
 	a.open("/reminders")
 	a.waitJS("the channels by name", `[...document.querySelectorAll('#schedule-channel option')].some((o) => o.textContent === '#`+channelName+`')`)
@@ -46,11 +37,7 @@ func TestScheduleFormInBrowser(t *testing.T) {
 	if msg := evalIn[string](a.browserPage, `document.querySelector('#schedule-when-error').textContent`); !strings.Contains(msg, "読み取れませんでした") || strings.Contains(msg, "when:") {
 		t.Errorf("the refusal reads %q", msg)
 	}
-	for _, width := range []int64{1280, 390} {
-		a.viewport(width, 844, width < 600)
-		a.screenshot(fmt.Sprintf("schedule-form-refused-%d", width))
-	}
-	a.viewport(1280, 800, false)
+	a.screenshots("schedule-form-refused")
 
 	a.typeInto("#schedule-when", "毎週月・木の7時")
 	a.waitJS("the rule read back", `document.querySelectorAll('#schedule-reading .next li').length === 5 &&
@@ -59,11 +46,7 @@ func TestScheduleFormInBrowser(t *testing.T) {
 	if !strings.Contains(reading, "繰り返し") || !strings.Contains(reading, "月") || !strings.Contains(reading, "木") || !strings.Contains(reading, "次の 5 回") {
 		t.Errorf("the reading says:\n%s", reading)
 	}
-	for _, width := range []int64{1280, 390} {
-		a.viewport(width, 844, width < 600)
-		a.screenshot(fmt.Sprintf("schedule-form-%d", width))
-	}
-	a.viewport(1280, 800, false)
+	a.screenshots("schedule-form")
 	a.clickText("#schedule-form button", "作成")
 	a.waitJS("the reminder listed", `[...document.querySelectorAll('#reminders .entry')].some((e) => e.innerText.includes('燃えるゴミの日') &&
 		e.innerText.includes('`+aliceNick+`') && e.innerText.includes('#`+channelName+`') && e.querySelectorAll('.next li').length === 5)`)
@@ -95,10 +78,7 @@ func TestScheduleFormInBrowser(t *testing.T) {
 	if err != nil || !after.DueAt.Equal(rem.DueAt) || after.Occurrences != 0 || after.NotifiedAt != nil {
 		t.Errorf("after the test send the reminder is %+v (%v); due %v before", after, err, rem.DueAt)
 	}
-	for _, width := range []int64{1280, 390} {
-		a.viewport(width, 844, width < 600)
-		a.screenshot(fmt.Sprintf("schedule-created-%d", width))
-	}
+	a.screenshots("schedule-created")
 	a.noProblems("the schedule form")
 }
 
