@@ -108,6 +108,7 @@ func (s *Server) routes() []Route {
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
 		{"POST /api/reminders", Login, need(s.handleCreateSchedule, p.schedules)},
 		{"POST /api/reminders/preview", Login, need(s.handlePreviewSchedule, p.schedules)},
+		{"PUT /api/reminders/{id}", Login, need(s.handleEditSchedule, p.schedules)},
 		{"POST /api/reminders/{id}/test", Login, need(s.handleTestSchedule, p.schedules)},
 		{"POST /api/reminders/{id}/cancel", Login, need(s.handleCancelReminder, p.reminders)},
 		{"POST /api/reminders/{id}/pause", Login, need(s.handlePauseReminder, p.reminders)},

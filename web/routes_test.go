@@ -161,6 +161,7 @@ var wrongType = map[string]struct{ body, field string }{
 	"PUT /api/settings":                       {`{"default_model": 3}`, "default_model"},
 	"POST /api/reminders":                     {`{"when": 7}`, "when"},
 	"POST /api/reminders/preview":             {`{"when": ["毎朝"]}`, "when"},
+	"PUT /api/reminders/{id}":                 {`{"content": 1}`, "content"},
 	"POST /api/models/presets":                {`{"label": "a", "model": {}}`, "model"},
 	"PUT /api/channels/{id}":                  {`{"persona": 5}`, "persona"},
 	"PUT /api/channel-logs/{guild}/{channel}": {`{"on": "yes"}`, "on"},

@@ -20,6 +20,9 @@ import (
 type Schedules interface {
 	Create(ctx context.Context, p db.ReminderParams) (db.Reminder, error)
 	Repeat(ctx context.Context, p db.ReminderParams, rule recur.Rule, loc *time.Location) (db.Reminder, error)
+	// Edit changes anyone's pending reminder; rule nil with p.RRule set
+	// keeps its timing as p gives it.
+	Edit(ctx context.Context, id int64, p db.ReminderParams, rule *recur.Rule, loc *time.Location) (db.Reminder, error)
 	// SendTest posts reminder id once, now, marked as a test, leaving its
 	// schedule as it is; it returns the message's id.
 	SendTest(ctx context.Context, id int64) (string, error)
@@ -110,13 +113,9 @@ func (s *Server) handlePreviewSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleCreateSchedule stores the form's reminder or scheduled post:
-// POST /api/reminders. Each field it refuses is 400 naming it.
-func (s *Server) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
-	var req scheduleRequest
-	if !decodeJSON(w, r, &req, maxBody) {
-		return
-	}
+// scheduleParams checks the form's what and where and makes the row's
+// params of them; a refusal is answered (400 naming the field).
+func (s *Server) scheduleParams(w http.ResponseWriter, req scheduleRequest) (db.ReminderParams, bool) {
 	kind := req.Kind
 	if kind == "" {
 		kind = db.KindRemind
@@ -125,47 +124,114 @@ func (s *Server) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case kind != db.KindRemind && kind != db.KindPost:
 		writeFieldError(w, "kind", "リマインダーか定期投稿を選んでください")
-		return
+		return db.ReminderParams{}, false
 	case req.GuildID == "" || req.ChannelID == "":
 		writeFieldError(w, "channel_id", "送り先のチャンネルを選んでください")
-		return
+		return db.ReminderParams{}, false
 	case content == "":
 		writeFieldError(w, "content", "内容を入力してください")
-		return
+		return db.ReminderParams{}, false
 	case utf8.RuneCountInString(content) > maxScheduleRunes:
 		writeFieldError(w, "content", strconv.Itoa(maxScheduleRunes)+" 文字までにしてください")
+		return db.ReminderParams{}, false
+	}
+	user := req.UserID
+	if user == "" || kind == db.KindPost {
+		user = AdminUser
+	}
+	return db.ReminderParams{SessionKey: "discord:channel:" + req.ChannelID, GuildID: req.GuildID, ChannelID: req.ChannelID,
+		UserID: user, Content: content, Kind: kind, TimeZone: s.opts.Deps.Schedules.Location().String()}, true
+}
+
+// handleCreateSchedule stores the form's reminder or scheduled post:
+// POST /api/reminders. Each field it refuses is 400 naming it.
+func (s *Server) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
+	var req scheduleRequest
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	p, ok := s.scheduleParams(w, req)
+	if !ok {
 		return
 	}
 	rd, _, ok := s.readWhen(w, req.When)
 	if !ok {
 		return
 	}
-	user := req.UserID
-	if user == "" || kind == db.KindPost {
-		user = AdminUser
-	}
 	sch := s.opts.Deps.Schedules
-	loc := sch.Location()
-	p := db.ReminderParams{SessionKey: "discord:channel:" + req.ChannelID, GuildID: req.GuildID, ChannelID: req.ChannelID,
-		UserID: user, Content: content, Kind: kind, TimeZone: loc.String()}
 	var rem db.Reminder
 	var err error
 	if rd.Rule != nil {
-		rem, err = sch.Repeat(r.Context(), p, *rd.Rule, loc)
+		rem, err = sch.Repeat(r.Context(), p, *rd.Rule, sch.Location())
 	} else {
 		p.DueAt = rd.At
 		rem, err = sch.Create(r.Context(), p)
 	}
 	if err != nil {
-		// What the form checked is checked again; what is left is a
-		// limit (REMINDER_MAX_PENDING, SCHEDULE_MAX_PER_SPACE) or the
-		// database. The log says which.
-		s.opts.Logger.Warn("admin api: schedule not created", "channel_id", req.ChannelID, "err", err)
-		writeError(w, http.StatusUnprocessableEntity, "登録できませんでした。予定の数が上限（REMINDER_MAX_PENDING・SCHEDULE_MAX_PER_SPACE）に達していないか確かめてください。")
+		s.scheduleRefused(w, req, err)
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
 	s.writeReminder(w, r, rem)
+}
+
+// handleEditSchedule changes a pending reminder or scheduled post as the
+// form says: PUT /api/reminders/{id}. An empty when keeps its timing.
+func (s *Server) handleEditSchedule(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "id")
+	if !ok {
+		return
+	}
+	var req scheduleRequest
+	if !decodeJSON(w, r, &req, maxBody) {
+		return
+	}
+	rem, err := db.ReminderByID(r.Context(), s.opts.Pool, id)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		writeError(w, http.StatusNotFound, "その予定はありません。")
+		return
+	case err != nil:
+		s.internalError(w, r, err)
+		return
+	case !rem.Pending():
+		writeError(w, http.StatusConflict, scheduleOver)
+		return
+	}
+	p, ok := s.scheduleParams(w, req)
+	if !ok {
+		return
+	}
+	var rule *recur.Rule
+	if strings.TrimSpace(req.When) == "" {
+		p.DueAt, p.RRule, p.TimeZone, p.SkipHolidays = rem.DueAt, rem.RRule, rem.TimeZone, rem.SkipHolidays
+	} else {
+		rd, _, ok := s.readWhen(w, req.When)
+		if !ok {
+			return
+		}
+		rule, p.DueAt = rd.Rule, rd.At
+	}
+	sch := s.opts.Deps.Schedules
+	rem, err = sch.Edit(r.Context(), id, p, rule, sch.Location())
+	if errors.Is(err, db.ErrReminderNotPending) {
+		writeError(w, http.StatusConflict, scheduleOver)
+		return
+	}
+	if err != nil {
+		s.scheduleRefused(w, req, err)
+		return
+	}
+	s.writeReminder(w, r, rem)
+}
+
+// scheduleRefused answers a create or edit the scheduler refused. What the
+// form checked is checked again; what is left is a limit
+// (REMINDER_MAX_PENDING, SCHEDULE_MAX_PER_SPACE) or the database. The log
+// says which.
+func (s *Server) scheduleRefused(w http.ResponseWriter, req scheduleRequest, err error) {
+	s.opts.Logger.Warn("admin api: schedule not stored", "channel_id", req.ChannelID, "err", err)
+	writeError(w, http.StatusUnprocessableEntity, "保存できませんでした。予定の数が上限（REMINDER_MAX_PENDING・SCHEDULE_MAX_PER_SPACE）に達していないか確かめてください。")
 }
 
 // maxScheduleRunes is the longest content the form takes (the scheduler's

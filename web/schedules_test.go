@@ -33,6 +33,18 @@ func (s *scheduleStore) Repeat(ctx context.Context, p db.ReminderParams, rule re
 	return db.CreateReminder(ctx, s.q, p)
 }
 
+func (s *scheduleStore) Edit(ctx context.Context, id int64, p db.ReminderParams, rule *recur.Rule, loc *time.Location) (db.Reminder, error) {
+	if rule != nil {
+		now := time.Now().In(loc)
+		anchored := rule.Anchor(now, loc)
+		p.DueAt, p.RRule, p.SkipHolidays = anchored.Next(now, loc, 1)[0], anchored.RRULE(loc), anchored.SkipHolidays
+	}
+	if err := db.EditReminder(ctx, s.q, id, p); err != nil {
+		return db.Reminder{}, err
+	}
+	return db.ReminderByID(ctx, s.q, id)
+}
+
 func (s *scheduleStore) SendTest(ctx context.Context, id int64) (string, error) {
 	if _, err := db.ReminderByID(ctx, s.q, id); err != nil {
 		return "", err
@@ -118,6 +130,24 @@ func TestScheduleForm(t *testing.T) {
 	}
 	if code, _ := c.callErr("POST", "/api/reminders/99999/test", nil); code != http.StatusNotFound {
 		t.Errorf("test send of no reminder = %d, want 404", code)
+	}
+
+	// An edit of the text alone keeps the timing; one with words takes them.
+	var edited reminderJSON
+	if code := c.call("PUT", "/api/reminders/"+itoa(created.ID), scheduleRequest{GuildID: "77", ChannelID: "556", UserID: "41",
+		Content: "資源ゴミの日"}, &edited); code != http.StatusOK || edited.Content != "資源ゴミの日" || edited.ChannelID != "556" ||
+		edited.RRule != created.RRule || !edited.DueAt.Equal(created.DueAt) {
+		t.Fatalf("edit of the text = %d %+v", code, edited)
+	}
+	if code := c.call("PUT", "/api/reminders/"+itoa(created.ID), scheduleRequest{GuildID: "77", ChannelID: "556", UserID: "41",
+		Content: "資源ゴミの日", When: "毎朝8時"}, &edited); code != http.StatusOK || edited.RRule == created.RRule || len(edited.NextOccurrences) != 5 {
+		t.Fatalf("edit of the rule = %d %+v", code, edited)
+	}
+	if code, e := c.callErr("PUT", "/api/reminders/"+itoa(created.ID), scheduleRequest{GuildID: "77", ChannelID: "556", Content: "x", When: "そのうち"}); code != http.StatusBadRequest || e.Field != "when" {
+		t.Errorf("an edit to words that are no time = %d %+v", code, e)
+	}
+	if code, _ := c.callErr("PUT", "/api/reminders/99999", scheduleRequest{GuildID: "77", ChannelID: "556", Content: "x"}); code != http.StatusNotFound {
+		t.Errorf("edit of no reminder = %d, want 404", code)
 	}
 }
 

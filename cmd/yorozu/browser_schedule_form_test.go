@@ -16,7 +16,7 @@ import (
 // next five occurrences (and a refusal under the field, marked invalid,
 // while the words cannot be read); 作成 lists the repeating reminder; 「今すぐ
 // テスト送信」 posts it once to the channel, marked as a test, leaving its
-// next occurrence as it was.
+// next occurrence as it was; 編集 changes its text and rule; 取り消す ends it.
 func TestScheduleFormInBrowser(t *testing.T) {
 	a := openNamedAdmin(t)
 	h, ctx := a.h, context.Background()
@@ -79,6 +79,27 @@ func TestScheduleFormInBrowser(t *testing.T) {
 		t.Errorf("after the test send the reminder is %+v (%v); due %v before", after, err, rem.DueAt)
 	}
 	a.screenshots("schedule-created")
+
+	// 編集: the text and the rule changed; the list and the row follow.
+	entry := `#reminders .entry[data-id="` + fmt.Sprint(rem.ID) + `"]`
+	a.clickText(entry+" button", "編集")
+	a.waitJS("the form holds it", `document.querySelector('#schedule-content').value === '燃えるゴミの日' &&
+		document.querySelector('#schedule-channel').value === '`+channelID+`' && document.querySelector('#schedule-user').value === '`+aliceID+`' &&
+		document.querySelector('#schedule-submit').textContent === '保存'`)
+	a.typeInto("#schedule-content", "資源ゴミの日")
+	a.typeInto("#schedule-when", "毎朝8時")
+	a.waitJS("the new rule read back", `document.querySelectorAll('#schedule-reading .next li').length === 5`)
+	a.screenshots("schedule-editing")
+	a.click("#schedule-submit")
+	a.waitJS("the edit listed", `document.querySelector('`+entry+`')?.innerText.includes('資源ゴミの日') && document.querySelector('#schedule-submit').textContent === '作成'`)
+	edited, err := db.ReminderByID(ctx, h.pool, rem.ID)
+	if err != nil || edited.Content != "資源ゴミの日" || edited.RRule == rem.RRule || edited.DueAt.In(tokyoLoc(t)).Hour() != 8 {
+		t.Errorf("after the edit the reminder is %+v (%v)", edited, err)
+	}
+	// 取り消す, pressed twice.
+	a.clickText(entry+" button", "取り消す")
+	a.clickText(entry+" button", "本当に取り消す")
+	a.waitJS("cancelled", `document.querySelector('`+entry+`')?.querySelector('.badge').textContent.startsWith('取り消し済み')`)
 	a.noProblems("the schedule form")
 }
 

@@ -117,6 +117,7 @@ function testSend(r) {
 function buttons(r) {
 	if (r.status !== 'pending' && r.status !== 'paused') return null;
 	return el('span', { class: 'actions' },
+		el('button', { type: 'button', class: 'edit', onclick: () => startEdit(r) }, '編集'),
 		el('button', { type: 'button', class: 'test', onclick: testSend(r) }, '今すぐテスト送信'),
 		r.status === 'paused'
 			? el('button', { type: 'button', class: 'resume', onclick: act(r, 'resume', '再開しました。') }, '再開')
@@ -216,20 +217,62 @@ async function preview() {
 	}
 }
 
+// editing is the schedule the form changes; null while it makes a new one.
+let editing = null;
+
+const whenPlaceholder = form.when.placeholder;
+
+// startEdit fills the form with r: 保存 changes it; "when" left empty keeps
+// its timing.
+function startEdit(r) {
+	editing = r;
+	form.kind.value = r.kind || 'remind';
+	if (![...form.channel.options].some((o) => o.value === r.channel_id)) {
+		form.channel.append(el('option', { value: r.channel_id, dataset: { guild: r.guild_id } }, channelName(r.channel_id)));
+	}
+	form.channel.value = r.channel_id;
+	fillUsers();
+	if (r.user_id && r.user_id !== 'admin' && ![...form.user.options].some((o) => o.value === r.user_id)) {
+		form.user.append(el('option', { value: r.user_id }, userName(r.user_id, r.guild_id)));
+	}
+	form.user.value = r.user_id === 'admin' ? '' : r.user_id;
+	form.content.value = r.content || '';
+	form.when.value = '';
+	form.when.placeholder = '空欄なら今のまま: ' + (r.rule || at(r.due_at));
+	form.reading.replaceChildren();
+	$('schedule-form-title').textContent = '予定を編集';
+	$('schedule-submit').textContent = '保存';
+	$('schedule-cancel').hidden = false;
+	$('schedule-new').open = true;
+	$('schedule-new').scrollIntoView({ block: 'start' });
+	form.content.focus();
+}
+
+function stopEdit() {
+	editing = null;
+	form.content.value = '';
+	form.when.value = '';
+	form.when.placeholder = whenPlaceholder;
+	form.reading.replaceChildren();
+	$('schedule-form-title').textContent = '予定を作る';
+	$('schedule-submit').textContent = '作成';
+	$('schedule-cancel').hidden = true;
+}
+
 async function create(ev) {
 	ev.preventDefault();
 	const opt = form.channel.selectedOptions[0];
 	const fields = { channel_id: form.channel, content: form.content, when: form.when };
 	for (const f of Object.values(fields)) showFieldError(f, '');
 	try {
-		await request('POST', '/api/reminders', {
+		const body = {
 			kind: form.kind.value, guild_id: opt ? opt.dataset.guild || '' : '', channel_id: form.channel.value,
 			user_id: form.kind.value === 'remind' ? form.user.value : '', content: form.content.value, when: form.when.value,
-		});
-		toast('予定を作りました。', 'info');
-		form.content.value = '';
-		form.when.value = '';
-		form.reading.replaceChildren();
+		};
+		if (editing) await request('PUT', `/api/reminders/${encodeURIComponent(editing.id)}`, body);
+		else await request('POST', '/api/reminders', body);
+		toast(editing ? '予定を変更しました。' : '予定を作りました。', 'info');
+		stopEdit();
 		await load();
 	} catch (err) {
 		const field = fields[err.field];
@@ -252,4 +295,5 @@ form.when.addEventListener('input', () => {
 	previewTimer = setTimeout(() => preview(), 250);
 });
 $('schedule-form').addEventListener('submit', create);
+$('schedule-cancel').addEventListener('click', stopEdit);
 load().catch(fail);
