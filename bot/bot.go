@@ -142,6 +142,9 @@ type Bot struct {
 	loopCtx    context.Context
 	loopCancel context.CancelFunc
 	loops      sync.WaitGroup
+	// namesDone closes when the names writer (Options.Names) has ended,
+	// after loopCtx.
+	namesDone chan struct{}
 
 	mu       sync.Mutex
 	botID    string
@@ -337,6 +340,9 @@ func (b *Bot) Stop() {
 		// leaves no connection a racing attempt could have opened.
 		b.loopCancel()
 		b.loops.Wait()
+		if b.namesDone != nil {
+			<-b.namesDone
+		}
 		b.ready.Store(false)
 		if err := b.session.Close(); err != nil {
 			b.log.Warn("discord close", "err", err)

@@ -145,9 +145,11 @@ func (b *Bot) followNames(store NameStore) {
 			noteUser(nb, "", e.User)
 		})
 	})
-	b.loops.Add(1)
+	// Not one of b.loops, which Leave waits for: the names are written
+	// while the process stands by too, until Stop.
+	b.namesDone = make(chan struct{})
 	go func() {
-		defer b.loops.Done()
+		defer close(b.namesDone)
 		b.writeNames(nb, store)
 	}()
 }

@@ -122,4 +122,17 @@ func TestNamesFollowTheGateway(t *testing.T) {
 	store.wait(t, h.ctx, "the server's new name after a failed save", func(m map[string]string) bool {
 		return m["guild:"+guildID+":"] == "ボドゲ部（本部）"
 	})
+
+	// Handing the gateway over does not wait for the names writer, which
+	// goes on until Stop.
+	left := make(chan struct{})
+	go func() {
+		h.bot.Leave()
+		close(left)
+	}()
+	select {
+	case <-left:
+	case <-h.ctx.Done():
+		t.Fatal("Leave waits for the names writer")
+	}
 }
