@@ -121,10 +121,13 @@ func TestAdminPageAsAPersonFindsIt(t *testing.T) {
 	b.screenshot("person-notes-390")
 	b.viewport(1280, 844, false)
 
-	// Every page has its icon, and the icon is there.
-	for _, path := range []string{"/", "/notes", "/memory", "/knowledge-base", "/logs", "/settings", "/reminders", "/channels"} {
+	// Every page has its icon, and the icon is there. Each page is let
+	// finish loading before the next opens (the chat, last, puts its
+	// conversation in the address once loaded).
+	for _, path := range []string{"/notes", "/memory", "/knowledge-base", "/logs", "/settings", "/reminders", "/channels", "/"} {
 		a.open(path)
-		b.waitJS("the icon of "+path, `document.querySelector('link[rel=icon]')?.getAttribute('href') === '/static/favicon.svg'`)
+		b.waitJS("the icon of "+path, `document.querySelector('link[rel=icon]')?.getAttribute('href') === '/static/favicon.svg' &&
+			document.readyState === 'complete' && !document.querySelector('main').innerText.includes('読み込み中')`)
 	}
 	if ok := evalIn[bool](b, `Promise.all([fetch('/static/favicon.svg'), fetch('/favicon.ico')]).then((rs) => rs.every((r) => r.ok && r.headers.get('content-type').startsWith('image/svg')))`); !ok {
 		t.Error("the favicon is not served at /static/favicon.svg and /favicon.ico")
