@@ -136,3 +136,22 @@ func TestNamesFollowTheGateway(t *testing.T) {
 		t.Fatal("Leave waits for the names writer")
 	}
 }
+
+// BenchmarkNoteKnownAuthor is the names' cost on the gateway's goroutine
+// for a message whose author and nickname are already known: the common
+// case, a map lookup with nothing queued. Target: under 1 µs and no
+// allocation per message.
+func BenchmarkNoteKnownAuthor(b *testing.B) {
+	nb := &nameBook{known: map[nameKey]nameVal{}, wake: make(chan struct{}, 1)}
+	m := &discordgo.Message{GuildID: guildID, ChannelID: chanID,
+		Author: &discordgo.User{ID: "41", Username: "alice", GlobalName: "Alice"}, Member: &discordgo.Member{Nick: "アリス（GM）"}}
+	noteAuthor(nb, m)
+	nb.take()
+	b.ReportAllocs()
+	for b.Loop() {
+		noteAuthor(nb, m)
+	}
+	if len(nb.take()) != 0 {
+		b.Fatal("a known author was queued again")
+	}
+}
