@@ -75,6 +75,9 @@ type Options struct {
 	// Turns forgets the turn an answer's 再生成 replaces; optional
 	// (without it the conversation keeps both answers).
 	Turns TurnForgetter
+	// Names keeps what servers, channels, threads and users are called,
+	// for the admin page (DatabaseNames); optional.
+	Names NameStore
 
 	// OutageWait is how long after it was sent a mention may wait for the
 	// database and still be answered; default 60 s.
@@ -135,6 +138,9 @@ type Bot struct {
 	loopCtx    context.Context
 	loopCancel context.CancelFunc
 	loops      sync.WaitGroup
+	// namesDone closes when the names writer (Options.Names) has ended,
+	// after loopCtx.
+	namesDone chan struct{}
 
 	mu       sync.Mutex
 	botID    string
@@ -297,6 +303,9 @@ func New(opts Options) (*Bot, error) {
 	s.AddHandler(b.onMessageCreate)
 	s.AddHandler(b.onInteractionCreate)
 	b.addTalkHandlers(s)
+	if opts.Names != nil {
+		b.followNames(opts.Names)
+	}
 	return b, nil
 }
 
@@ -327,6 +336,9 @@ func (b *Bot) Stop() {
 		// leaves no connection a racing attempt could have opened.
 		b.loopCancel()
 		b.loops.Wait()
+		if b.namesDone != nil {
+			<-b.namesDone
+		}
 		b.ready.Store(false)
 		if err := b.session.Close(); err != nil {
 			b.log.Warn("discord close", "err", err)

@@ -130,38 +130,25 @@ func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *
 		SessionKey: sessionKey(req), GuildID: req.GuildID, ChannelID: req.ChannelID, UserID: req.UserID,
 		Content: what, Kind: kind, TimeZone: loc.String(),
 	}
-	rule, err := recur.Parse(when, now, loc)
-	switch {
-	case err == nil:
-		if verr := rule.Anchor(now, loc).Validate(now, loc); verr != nil {
-			return fmt.Sprintf("「%s」は登録できません: %s", when, verr)
-		}
-		rem, err := r.Repeat(ctx, p, rule, loc)
+	w, err := ReadWhen(when, now, loc, r.MaxAhead())
+	if err != nil {
+		return err.Error()
+	}
+	if w.Rule != nil {
+		rem, err := r.Repeat(ctx, p, *w.Rule, loc)
 		if err != nil {
 			log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 			return "登録できませんでした。しばらくしてからもう一度お試しください。"
 		}
 		return confirmation(ctx, r, rem)
-	case !errors.Is(err, recur.ErrNotRepeating):
-		return fmt.Sprintf("「%s」を読み取れませんでした: %s\n%s", when, err, whenExample)
 	}
-	due, note, ok := oneShotTime(when, now)
-	if !ok {
-		return fmt.Sprintf("「%s」から日時を読み取れませんでした。\n%s", when, whenExample)
-	}
-	switch {
-	case due.Before(now.Add(-time.Minute)):
-		return fmt.Sprintf("「%s」は <t:%d:F> で、もう過ぎています。", when, due.Unix())
-	case due.After(now.Add(r.MaxAhead())):
-		return fmt.Sprintf("リマインダーは%d日先までです。", int(r.MaxAhead().Hours()/24))
-	}
-	p.DueAt = due
+	p.DueAt = w.At
 	rem, err := r.Create(ctx, p)
 	if err != nil {
 		log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 		return "登録できませんでした。しばらくしてからもう一度お試しください。"
 	}
-	return confirmation(ctx, r, rem) + note
+	return confirmation(ctx, r, rem) + w.Note
 }
 
 // limitReached is the refusal when the caller (or, for a post, the
@@ -187,6 +174,43 @@ func limitReached(ctx context.Context, r Reminders, req Request, kind string, lo
 		return fmt.Sprintf("これから届くリマインダーと定期投稿は1人%d件までです。`/remind cancel` で不要なものを取り消してください。", r.MaxPending())
 	}
 	return ""
+}
+
+// When is what the words of /remind add's when read as: a repeat, or one
+// time.
+type When struct {
+	Rule *recur.Rule // the repeat; nil for one time
+	At   time.Time   // the one time
+	// Note says what was assumed (a day without a time of day), for the
+	// one time; "" otherwise.
+	Note string
+}
+
+// ReadWhen reads when at now, in loc, as /remind add does: a repeat
+// (recur.Parse), else one time (reminder.ParseWhen) from now up to
+// maxAhead. Its error is the sentence a person is shown.
+func ReadWhen(when string, now time.Time, loc *time.Location, maxAhead time.Duration) (When, error) {
+	now = now.In(loc)
+	rule, err := recur.Parse(when, now, loc)
+	switch {
+	case err == nil:
+		if verr := rule.Anchor(now, loc).Validate(now, loc); verr != nil {
+			return When{}, fmt.Errorf("「%s」は登録できません: %w", when, verr)
+		}
+		return When{Rule: &rule}, nil
+	case !errors.Is(err, recur.ErrNotRepeating):
+		return When{}, fmt.Errorf("「%s」を読み取れませんでした: %w\n%s", when, err, whenExample)
+	}
+	due, note, ok := oneShotTime(when, now)
+	switch {
+	case !ok:
+		return When{}, fmt.Errorf("「%s」から日時を読み取れませんでした。\n%s", when, whenExample)
+	case due.Before(now.Add(-time.Minute)):
+		return When{}, fmt.Errorf("「%s」は <t:%d:F> で、もう過ぎています。", when, due.Unix())
+	case due.After(now.Add(maxAhead)):
+		return When{}, fmt.Errorf("リマインダーは%d日先までです。", int(maxAhead.Hours()/24))
+	}
+	return When{At: due, Note: note}, nil
 }
 
 // periodHours are the times a part of the day alone stands for, as in

@@ -242,3 +242,29 @@ FROM conversation_branches WHERE session_id = $1 GROUP BY anchor_id`, sessionID)
 	}
 	return out, nil
 }
+
+// BranchHeads is, for each point of session with versions (by anchor),
+// the text each version starts with, in the order they were made; the
+// version shown is nil there (its first message is in messages).
+func BranchHeads(ctx context.Context, q Querier, sessionID int64) (map[int64][]*string, error) {
+	rows, err := q.Query(ctx, `
+SELECT anchor_id, CASE WHEN messages IS NULL THEN NULL ELSE coalesce(messages->0->>'content', '') END
+FROM conversation_branches WHERE session_id = $1 ORDER BY anchor_id, position`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("heads of the versions of session %d: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := map[int64][]*string{}
+	for rows.Next() {
+		var anchor int64
+		var head *string
+		if err := rows.Scan(&anchor, &head); err != nil {
+			return nil, fmt.Errorf("heads of the versions of session %d: %w", sessionID, err)
+		}
+		out[anchor] = append(out[anchor], head)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("heads of the versions of session %d: %w", sessionID, err)
+	}
+	return out, nil
+}

@@ -166,6 +166,21 @@ UPDATE reminders SET due_at = $2, paused_at = NULL, attempts = 0, last_error = '
 WHERE id = $1`, id, next.UTC())
 }
 
+// EditReminder gives reminder id what p says: where it goes, whom it pings,
+// what it says and when (DueAt, and RRule with its zone; "" for one time).
+// Its job is unlinked, for the caller to plan the new due time; its
+// deliveries so far and whether it is paused stay.
+func EditReminder(ctx context.Context, q Querier, id int64, p ReminderParams) error {
+	kind := p.Kind
+	if kind == "" {
+		kind = KindRemind
+	}
+	return execReminder(ctx, q, fmt.Sprintf("edit reminder %d", id), `
+UPDATE reminders SET session_key = $2, guild_id = $3, channel_id = $4, user_id = $5, content = $6, kind = $7,
+	due_at = $8, rrule = $9, time_zone = $10, skip_holidays = $11, attempts = 0, last_error = '', job_id = NULL
+WHERE id = $1`, id, p.SessionKey, p.GuildID, p.ChannelID, p.UserID, p.Content, kind, p.DueAt.UTC(), p.RRule, p.TimeZone, p.SkipHolidays)
+}
+
 // EndReminder ends repeating reminder id whose rule ran out while it was
 // paused: done, nothing more to deliver.
 func EndReminder(ctx context.Context, q Querier, id int64, at time.Time) error {

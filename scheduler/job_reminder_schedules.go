@@ -342,6 +342,60 @@ func (r *Reminders) RuleText(rem db.Reminder) string {
 	return rule.Describe()
 }
 
+// Edit changes anyone's pending reminder id (the admin page's form) to p's
+// channel, user, content and kind, repeating by rule read in loc (nil: once,
+// at p.DueAt), checked as Create and Repeat check them. With rule nil and
+// p.RRule set, the timing is kept as p gives it (the row's own DueAt,
+// RRule, TimeZone and SkipHolidays). Its delivery job is
+// replaced by the one of its new due time (none while it is paused); its
+// deliveries so far stay.
+func (r *Reminders) Edit(ctx context.Context, id int64, p db.ReminderParams, rule *recur.Rule, loc *time.Location) (db.Reminder, error) {
+	if loc == nil {
+		loc = r.s.opts.Location
+	}
+	now := r.s.now()
+	content, err := checkContent(p)
+	if err != nil {
+		return db.Reminder{}, fmt.Errorf("edit reminder %d: %w", id, err)
+	}
+	p.Content = content
+	switch {
+	case rule == nil && p.RRule != "":
+		// The timing as it is.
+	case rule != nil:
+		anchored := rule.Anchor(now, loc)
+		if err := anchored.Validate(now, loc); err != nil {
+			return db.Reminder{}, fmt.Errorf("edit reminder %d: %w: %w", id, ErrBadRule, err)
+		}
+		first := anchored.Next(now, loc, 1)
+		if len(first) == 0 {
+			return db.Reminder{}, fmt.Errorf("edit reminder %d: %w: この先に通知する回がありません", id, ErrBadRule)
+		}
+		p.DueAt, p.RRule, p.TimeZone, p.SkipHolidays = first[0], anchored.RRULE(loc), loc.String(), anchored.SkipHolidays
+	case p.DueAt.Before(now.Add(-pastTolerance)):
+		return db.Reminder{}, fmt.Errorf("edit reminder %d: %w", id, ErrDueInPast)
+	case p.DueAt.After(now.Add(r.s.opts.MaxAhead)):
+		return db.Reminder{}, fmt.Errorf("edit reminder %d: %w", id, ErrTooFarAhead)
+	}
+	return r.change(ctx, db.Owner{Admin: true}, id, func(tx pgx.Tx, rem *db.Reminder) error {
+		if err := r.s.cancelJobTx(ctx, tx, rem); err != nil {
+			return err
+		}
+		if err := db.EditReminder(ctx, tx, id, p); err != nil {
+			return err
+		}
+		edited, err := db.ReminderByID(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		*rem = edited
+		if rem.PausedAt != nil {
+			return nil // planned when resumed
+		}
+		return r.s.planTx(ctx, tx, rem)
+	})
+}
+
 // AdminPause pauses anyone's reminder id: the admin page's button.
 func (r *Reminders) AdminPause(ctx context.Context, id int64) (db.Reminder, error) {
 	return r.Pause(ctx, db.Owner{Admin: true}, id)

@@ -606,3 +606,48 @@ func TestHolidayNamedOnDelivery(t *testing.T) {
 		t.Errorf("content %q", c)
 	}
 }
+
+// TestEditAndTestSend: an edit gives a reminder its new rule, channel and
+// text, its old job cancelled and the new first occurrence delivered with
+// the new text; a test send posts once, marked, and changes nothing of
+// the schedule.
+func TestEditAndTestSend(t *testing.T) {
+	pool := newPool(t)
+	fd := newFakeDiscord(t)
+	fd.AddChannel("c1")
+	fd.AddChannel("c2")
+	clock := newClock(at(2026, 12, 3, 6, 55)) // a Thursday, 5 minutes before
+	s := newScheduler(t, pool, fd.session, Options{Now: clock.Now})
+	r := s.Reminders()
+	ctx := context.Background()
+	rem := repeat(t, r, "u1", "c1", "燃えるゴミ", "毎週月・木の7時")
+
+	msgID, err := r.SendTest(ctx, rem.ID)
+	if err != nil || msgID == "" {
+		t.Fatalf("test send: %q, %v", msgID, err)
+	}
+	if posts := fd.posts("c1"); len(posts) != 1 || !strings.HasPrefix(decodeBody(t, posts[0]).Content, TestMark) ||
+		!strings.Contains(decodeBody(t, posts[0]).Content, "燃えるゴミ") || strings.Contains(string(posts[0].Body), "components") {
+		t.Fatalf("the test send posted %+v", posts)
+	}
+	if same, err := db.ReminderByID(ctx, pool, rem.ID); err != nil || !same.DueAt.Equal(rem.DueAt) || same.Occurrences != 0 || *same.JobID != *rem.JobID {
+		t.Fatalf("after the test send: %+v, %v", same, err)
+	}
+
+	rule := parseRule(t, "毎朝8時", clock.Now())
+	edited, err := r.Edit(ctx, rem.ID, db.ReminderParams{GuildID: "g1", ChannelID: "c2", UserID: "u1", Content: "資源ゴミ"}, &rule, tokyo)
+	if err != nil || edited.ChannelID != "c2" || edited.Content != "資源ゴミ" || !edited.DueAt.Equal(at(2026, 12, 3, 8, 0)) {
+		t.Fatalf("edit: %+v, %v", edited, err)
+	}
+	pollDB(t, 5*time.Second, "the old job cancelled", func() bool { return jobState(t, s, rem) == rivertype.JobStateCancelled })
+	clock.Set(at(2026, 12, 3, 8, 0))
+	if err := work(t, s, edited); err != nil {
+		t.Fatal(err)
+	}
+	if posts := fd.posts("c2"); len(posts) != 1 || !strings.Contains(decodeBody(t, posts[0]).Content, "資源ゴミ") {
+		t.Errorf("the edited reminder posted %+v in c2", posts)
+	}
+	if _, err := r.Edit(ctx, rem.ID, db.ReminderParams{ChannelID: "c2", UserID: "u1", Content: "  "}, &rule, tokyo); !errors.Is(err, ErrEmptyContent) {
+		t.Errorf("an edit to no text: %v", err)
+	}
+}

@@ -57,7 +57,8 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		return searchHits, nil
 	}))
 	reg.Before(tools.InjectCaller("session_id", func(c tools.Caller) string { return c.Session }))
-	conv := &chat.Conversation{Store: mem, Pipeline: llm.New(llm.Options{Client: o.Client()}), Model: testModel, Tools: reg}
+	pipe := llm.New(llm.Options{Client: o.Client()})
+	conv := &chat.Conversation{Store: mem, Pipeline: pipe, Model: testModel, Tools: reg}
 	settings, err := NewSettings(context.Background(), pool, []SettingDef{
 		{Key: "default_model", Env: "DEFAULT_MODEL", Default: testModel, Live: true, Validate: func(v string) error {
 			if v == "" {
@@ -80,6 +81,7 @@ func newAPI(t testing.TB, opts ...func(*Options)) *apiServer {
 		Memory:    mem,
 		Limiter:   limiter,
 		Reminders: reminderStore{pool},
+		Schedules: &scheduleStore{q: pool},
 		Words:     fixedWords{"猫", "ラーメン"},
 		Models:    llm.NewPool(llm.PoolOptions{Servers: []llm.PoolServer{{Name: "ollama", Backend: o.Client()}}}),
 		Settings:  settings,

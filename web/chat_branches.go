@@ -130,12 +130,72 @@ func (s *Server) handleSwitchBranch(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// versionsJSON is the versions from one point on as a person reads them:
+// a question's own versions (it was edited) and, under the question shown,
+// its answer's versions (it was written again). Each step says which
+// version (BranchSet position) it shows.
+type versionsJSON struct {
+	db.BranchSet
+	Question *versionStep `json:"question,omitempty"`
+	Answer   *versionStep `json:"answer,omitempty"`
+}
+
+// versionStep is one ‹ n/m › switch: Targets[n-1] is the version its n-th
+// step shows.
+type versionStep struct {
+	Position int   `json:"position"`
+	Count    int   `json:"count"`
+	Targets  []int `json:"targets"`
+}
+
+// groupVersions reads the versions of set, each starting with heads[i] (the
+// shown one with shownHead), as questions and their answers: versions that
+// start with the same question are that question's answers. The question
+// leads to its newest answer.
+func groupVersions(set db.BranchSet, heads []*string, shownHead string) versionsJSON {
+	v := versionsJSON{BranchSet: set}
+	var order []string
+	groups := map[string][]int{}
+	for i, h := range heads {
+		text := shownHead
+		if h != nil {
+			text = *h
+		}
+		if _, ok := groups[text]; !ok {
+			order = append(order, text)
+		}
+		groups[text] = append(groups[text], i+1)
+	}
+	q := &versionStep{Count: len(order)}
+	for i, text := range order {
+		ps := groups[text]
+		target := ps[len(ps)-1]
+		if text == shownHead {
+			q.Position, target = i+1, set.Shown
+			a := &versionStep{Count: len(ps), Targets: ps}
+			for j, p := range ps {
+				if p == set.Shown {
+					a.Position = j + 1
+				}
+			}
+			v.Answer = a
+		}
+		q.Targets = append(q.Targets, target)
+	}
+	v.Question = q
+	return v
+}
+
 // withBranches marks, in a page of history, the first message of each
 // point where the conversation has versions. first says the page starts
 // at the conversation's start.
 func (s *Server) withBranches(r *http.Request, sess db.SessionItem, out []messageJSON, first bool) error {
 	sets, err := db.SessionBranches(r.Context(), s.opts.Pool, sess.ID)
 	if err != nil || len(sets) == 0 {
+		return err
+	}
+	heads, err := db.BranchHeads(r.Context(), s.opts.Pool, sess.ID)
+	if err != nil {
 		return err
 	}
 	for i := range out {
@@ -147,7 +207,8 @@ func (s *Server) withBranches(r *http.Request, sess db.SessionItem, out []messag
 			continue
 		}
 		if set, ok := sets[prev]; ok {
-			out[i].Branch = &set
+			v := groupVersions(set, heads[prev], out[i].Content)
+			out[i].Branch = &v
 		}
 	}
 	return nil

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -178,5 +180,34 @@ func TestRateLimitBeforeAnything(t *testing.T) {
 	}
 	if after, got := history(); got != "質問 / 二つ目の答え" || after[0].Branch == nil || after[0].Branch.Count != 2 {
 		t.Errorf("after the regenerate = %s (versions %+v), want 2 versions", got, after[0].Branch)
+	}
+}
+
+// TestVersionsReadAsQuestionsAndAnswers: versions that start with the same
+// question are that question's answers (再生成); a different question is
+// the question's own version (編集), which leads to its newest answer.
+func TestVersionsReadAsQuestionsAndAnswers(t *testing.T) {
+	a, b := "質問A", "質問B"
+	for _, tc := range []struct {
+		name      string
+		heads     []*string
+		shown     int
+		shownHead string
+		question  versionStep
+		answer    versionStep
+	}{
+		{"regenerated twice", []*string{&a, &a, nil}, 3, a,
+			versionStep{1, 1, []int{3}}, versionStep{3, 3, []int{1, 2, 3}}},
+		{"regenerated, then edited", []*string{&a, &a, nil}, 3, b,
+			versionStep{2, 2, []int{2, 3}}, versionStep{1, 1, []int{3}}},
+		{"back on the first answer", []*string{nil, &a, &b}, 1, a,
+			versionStep{1, 2, []int{1, 3}}, versionStep{1, 2, []int{1, 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := groupVersions(db.BranchSet{AnchorID: 7, Shown: tc.shown, Count: len(tc.heads)}, tc.heads, tc.shownHead)
+			if fmt.Sprint(*v.Question) != fmt.Sprint(tc.question) || fmt.Sprint(*v.Answer) != fmt.Sprint(tc.answer) {
+				t.Errorf("question %+v answer %+v, want %+v and %+v", *v.Question, *v.Answer, tc.question, tc.answer)
+			}
+		})
 	}
 }

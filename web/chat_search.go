@@ -52,7 +52,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		title, ok := titles[h.SessionID]
 		if !ok {
 			if sess, err := db.SessionItemByID(r.Context(), s.opts.Pool, h.SessionID); err == nil {
-				title = sessionTitle(sess)
+				title = s.namesOf(r.Context(), sessionIDs(sess)).sessionTitle(sess)
 			}
 			titles[h.SessionID] = title
 		}
@@ -66,9 +66,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	channels := make([]string, len(logged))
+	for i, m := range logged {
+		channels[i] = m.ChannelID
+	}
+	nb := s.namesOf(r.Context(), channels)
 	for _, m := range logged {
 		out = append(out, searchHitJSON{MessageID: m.MessageID, Role: "channel_log", Snippet: snippet(m.Content, strings.Fields(q)[0], 120),
-			SessionTitle: "チャンネル " + m.ChannelID + " の記録", CreatedAt: m.CreatedAt, ChannelID: m.ChannelID, Author: m.AuthorName, Link: m.JumpLink()})
+			SessionTitle: nb.channel(m.ChannelID) + " の記録", CreatedAt: m.CreatedAt, ChannelID: m.ChannelID, Author: m.AuthorName, Link: m.JumpLink()})
 	}
 	if len(logged) > 0 {
 		slices.SortStableFunc(out, func(a, b searchHitJSON) int { return b.CreatedAt.Compare(a.CreatedAt) })

@@ -32,9 +32,9 @@ type sessionJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func toSessionJSON(s db.SessionItem) sessionJSON {
+func toSessionJSON(s db.SessionItem, nb nameBook) sessionJSON {
 	return sessionJSON{
-		ID: s.ID, Title: sessionTitle(s), Source: sessionSource(s), Model: s.Model, Space: s.Space,
+		ID: s.ID, Title: nb.sessionTitle(s), Source: sessionSource(s), Model: s.Model, Space: s.Space,
 		ReadOnly: sessionSource(s) != "web", UpdatedAt: s.UpdatedAt, CreatedAt: s.CreatedAt,
 	}
 }
@@ -45,22 +45,6 @@ func sessionSource(s db.SessionItem) string {
 	}
 	src, _, _ := strings.Cut(s.Key, ":")
 	return src
-}
-
-// sessionTitle is the stored title, or one made from the key.
-func sessionTitle(s db.SessionItem) string {
-	if s.Title != "" {
-		return s.Title
-	}
-	switch {
-	case strings.HasPrefix(s.Key, "discord:dm:"):
-		return "Discord DM " + strings.TrimPrefix(s.Key, "discord:dm:")
-	case strings.HasPrefix(s.Key, "discord:channel:"):
-		return "Discord #" + strings.TrimPrefix(s.Key, "discord:channel:")
-	case sessionSource(s) == "web":
-		return "新しいチャット"
-	}
-	return s.Key
 }
 
 // newWebKey names a new web conversation.
@@ -97,8 +81,9 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]sessionJSON, len(ss))
 	live := s.lanes.live.sessions()
+	nb := s.namesOf(r.Context(), sessionIDs(ss...))
 	for i, sess := range ss {
-		out[i] = toSessionJSON(sess)
+		out[i] = toSessionJSON(sess, nb)
 		out[i].Live = live[sess.ID]
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -172,7 +157,7 @@ type messageJSON struct {
 	Stopped bool         `json:"stopped,omitempty"`
 	// Branch is set on the first message of a point where the conversation
 	// has versions (再生成, 編集): which one is shown, of how many.
-	Branch *db.BranchSet `json:"branch,omitempty"`
+	Branch *versionsJSON `json:"branch,omitempty"`
 }
 
 func toMessagesJSON(ms []db.Message, withIDs bool, acts map[int64]db.Activity) []messageJSON {
@@ -295,7 +280,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="yorozu-chat-%d.json"`, sess.ID))
 	writeJSON(w, http.StatusOK, exportJSON{
-		Format: exportFormat, Title: sessionTitle(sess), Source: sessionSource(sess), Model: sess.Model, Space: sess.Space,
+		Format: exportFormat, Title: s.namesOf(r.Context(), sessionIDs(sess)).sessionTitle(sess), Source: sessionSource(sess), Model: sess.Model, Space: sess.Space,
 		CreatedAt: sess.CreatedAt, Messages: toMessagesJSON(ms, false, acts),
 	})
 }
@@ -466,5 +451,5 @@ func (s *Server) handleRenameSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess.Title = truncate(title, 100)
-	writeJSON(w, http.StatusOK, toSessionJSON(sess))
+	writeJSON(w, http.StatusOK, toSessionJSON(sess, s.namesOf(r.Context(), sessionIDs(sess))))
 }

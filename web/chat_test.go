@@ -33,7 +33,7 @@ func TestChatSessions(t *testing.T) {
 	if list[0].ID != created.ID || list[0].Source != "web" || list[0].Title != "買い物の相談" || list[0].Model != "gemma3" || list[0].ReadOnly {
 		t.Errorf("newest first, the web chat: %+v", list[0])
 	}
-	if list[1].ID != discord.ID || list[1].Source != "discord" || !list[1].ReadOnly || list[1].Title != "Discord #555" {
+	if list[1].ID != discord.ID || list[1].Source != "discord" || !list[1].ReadOnly || list[1].Title != "Discord チャンネル（ID 555）" {
 		t.Errorf("the Discord channel, read-only: %+v", list[1])
 	}
 

@@ -68,6 +68,9 @@ type Deps struct {
 	// Reminders pauses, resumes and cancels reminders and tells their
 	// rules and next occurrences.
 	Reminders Reminders
+	// Schedules makes reminders and scheduled posts from the 予定 form and
+	// sends them as a test.
+	Schedules Schedules
 	// Words is the topic word pools of the spaces.
 	Words WordSource
 	// Models lists the models of the model servers.
@@ -139,7 +142,7 @@ type part struct {
 
 // parts are the Deps some routes cannot work without.
 type parts struct {
-	chat, memory, settings, reminders, revisions, jobs part
+	chat, memory, settings, reminders, schedules, revisions, jobs part
 }
 
 func (d Deps) parts() parts {
@@ -148,6 +151,7 @@ func (d Deps) parts() parts {
 		memory:    part{"メモリ", d.Memory != nil},
 		settings:  part{"設定", d.Settings != nil},
 		reminders: part{"リマインダー", d.Reminders != nil},
+		schedules: part{"予定の作成", d.Schedules != nil},
 		revisions: part{"ノートの履歴", d.Revisions != nil},
 		jobs:      part{"ジョブ画面", d.Jobs != nil},
 	}

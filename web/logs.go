@@ -112,12 +112,19 @@ func (s *Server) logItems(r *http.Request, logs []db.APILogItem) ([]logItemJSON,
 	if err != nil {
 		return nil, err
 	}
+	items := make([]db.SessionItem, len(logs))
+	for i, l := range logs {
+		if t, ok := titles[l.SessionKey]; ok {
+			items[i] = db.SessionItem{ID: t.ID, Key: t.Key, Title: t.Title, Source: t.Source, Space: l.Space}
+		}
+	}
+	nb := s.namesOf(r.Context(), sessionIDs(items...))
 	out := make([]logItemJSON, len(logs))
 	for i, l := range logs {
 		out[i] = logItemJSON{APILogItem: l}
-		if t, ok := titles[l.SessionKey]; ok {
-			out[i].SessionID = t.ID
-			out[i].SessionTitle = sessionTitle(db.SessionItem{Key: t.Key, Title: t.Title, Source: t.Source})
+		if items[i].Key != "" {
+			out[i].SessionID = items[i].ID
+			out[i].SessionTitle = nb.sessionTitle(items[i])
 		}
 		if stoppedCall(l.Error) {
 			out[i].Stopped, out[i].Error = true, ""

@@ -43,7 +43,9 @@ var screens = []screen{
 	{"channels", "/channels", "チャンネル"},
 }
 
-type navItem struct{ Screen, Href, Label string }
+// navItem is a link of the menu; Note, when set, says what a person finds
+// behind it that differs from the rest (River's job screen is in English).
+type navItem struct{ Screen, Href, Label, Note string }
 
 type pageData struct {
 	Screen, Title string
@@ -59,9 +61,9 @@ type pageData struct {
 func PageRoutes() []Route {
 	nav := make([]navItem, 0, len(screens)+1)
 	for _, s := range screens {
-		nav = append(nav, navItem{s.Name, s.Href, s.Label})
+		nav = append(nav, navItem{Screen: s.Name, Href: s.Href, Label: s.Label})
 	}
-	nav = append(nav, navItem{"jobs", "/jobs/", "ジョブ"})
+	nav = append(nav, navItem{Screen: "jobs", Href: "/jobs/", Label: "ジョブ", Note: "英語の画面"})
 
 	layout := sync.OnceValue(func() *template.Template {
 		return template.Must(template.ParseFS(ui, "ui/templates/layout.html"))
@@ -76,6 +78,8 @@ func PageRoutes() []Route {
 	routes := []Route{
 		{"GET /login", Open, renderPage(login, "page", nil)},
 		{"GET /static/", Open, http.StripPrefix("/static/", static)},
+		// Browsers and River's UI ask for it at the root.
+		{"GET /favicon.ico", Open, http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently)},
 	}
 	for _, s := range screens {
 		page := sync.OnceValue(func() *template.Template {

@@ -40,6 +40,8 @@ func (s *Server) handleCreatePreset(w http.ResponseWriter, r *http.Request) {
 	case req.Model == "":
 		writeFieldError(w, "model", "モデル名を入力してください")
 		return
+	case !s.checkModel(w, r, req.Model):
+		return
 	}
 	p, err := db.InsertModelPreset(r.Context(), s.opts.Pool, req.Label, req.Model)
 	if errors.Is(err, db.ErrPresetLabelTaken) {

@@ -2,14 +2,16 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/yorozu-bot/yorozu/db"
 )
 
+// TestModelPresets: a preset names an installed model; one Ollama does not
+// have is refused on its field, naming the pull to run.
 func TestModelPresets(t *testing.T) {
-	ts := newTestServer(t, Options{})
-	c := ts.quickSession(t)
+	c := newAPI(t).c
 	var p db.ModelPreset
 	if code := c.call("POST", "/api/models/presets", presetRequest{Label: "速い", Model: "qwen3:4b"}, &p); code != http.StatusCreated || p.ID == 0 {
 		t.Fatalf("create = %d %+v", code, p)
@@ -20,13 +22,18 @@ func TestModelPresets(t *testing.T) {
 		code  int
 		field string
 	}{
-		{"same label", presetRequest{Label: "速い", Model: "gemma3"}, http.StatusConflict, "label"},
+		{"same label", presetRequest{Label: "速い", Model: "qwen3:4b"}, http.StatusConflict, "label"},
+		{"a model not installed", presetRequest{Label: "賢い", Model: "llama3:70b"}, http.StatusBadRequest, "model"},
 		{"no model", presetRequest{Label: "賢い"}, http.StatusBadRequest, "model"},
 		{"label not a string", `{"label": ["x"], "model": "m"}`, http.StatusBadRequest, "label"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if code, e := c.callErr("POST", "/api/models/presets", tc.body); code != tc.code || e.Field != tc.field {
+			code, e := c.callErr("POST", "/api/models/presets", tc.body)
+			if code != tc.code || e.Field != tc.field {
 				t.Errorf("= %d %+v, want %d naming %q", code, e, tc.code, tc.field)
+			}
+			if tc.name == "a model not installed" && !strings.Contains(e.Error, "インストールされていません") {
+				t.Errorf("the refusal reads %q", e.Error)
 			}
 		})
 	}

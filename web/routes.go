@@ -60,6 +60,7 @@ func (s *Server) routes() []Route {
 		{"GET /api/search", Login, http.HandlerFunc(s.handleSearch)},
 
 		{"GET /api/spaces", Login, http.HandlerFunc(s.handleSpaces)},
+		{"GET /api/names", Login, http.HandlerFunc(s.handleNames)},
 
 		{"GET /api/notes", Login, need(s.handleNotes, p.memory)},
 		{"POST /api/notes", Login, need(s.handleCreateNote, p.memory)},
@@ -106,6 +107,10 @@ func (s *Server) routes() []Route {
 		{"DELETE /api/servers/{id}", Login, http.HandlerFunc(s.handleDeleteServer)},
 
 		{"GET /api/reminders", Login, http.HandlerFunc(s.handleReminders)},
+		{"POST /api/reminders", Login, need(s.handleCreateSchedule, p.schedules)},
+		{"POST /api/reminders/preview", Login, need(s.handlePreviewSchedule, p.schedules)},
+		{"PUT /api/reminders/{id}", Login, need(s.handleEditSchedule, p.schedules)},
+		{"POST /api/reminders/{id}/test", Login, need(s.handleTestSchedule, p.schedules)},
 		{"POST /api/reminders/{id}/cancel", Login, need(s.handleCancelReminder, p.reminders)},
 		{"POST /api/reminders/{id}/pause", Login, need(s.handlePauseReminder, p.reminders)},
 		{"POST /api/reminders/{id}/resume", Login, need(s.handleResumeReminder, p.reminders)},

@@ -140,6 +140,7 @@ var noJSONBody = map[string]bool{
 	"POST /api/reminders/{id}/cancel":              true,
 	"POST /api/reminders/{id}/pause":               true,
 	"POST /api/reminders/{id}/resume":              true,
+	"POST /api/reminders/{id}/test":                true,
 	"POST /api/notes/{id}/revisions/{rev}/restore": true,
 
 	"POST /chat/sessions/{id}/stop": true,
@@ -158,6 +159,9 @@ var wrongType = map[string]struct{ body, field string }{
 	"POST /api/notes/sections/rename":         {`{"from": "a", "to": ["b"]}`, "to"},
 	"POST /api/notes/reorder":                 {`{"page_id": "1", "order": [1]}`, "page_id"},
 	"PUT /api/settings":                       {`{"default_model": 3}`, "default_model"},
+	"POST /api/reminders":                     {`{"when": 7}`, "when"},
+	"POST /api/reminders/preview":             {`{"when": ["毎朝"]}`, "when"},
+	"PUT /api/reminders/{id}":                 {`{"content": 1}`, "content"},
 	"POST /api/models/presets":                {`{"label": "a", "model": {}}`, "model"},
 	"PUT /api/channels/{id}":                  {`{"persona": 5}`, "persona"},
 	"PUT /api/channel-logs/{guild}/{channel}": {`{"on": "yes"}`, "on"},

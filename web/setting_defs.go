@@ -19,10 +19,11 @@ func SettingDefs(cfg *config.Config, validCron func(expr string) error) []Settin
 		return nil
 	}
 	cron := func(v string) error {
-		if v == "" {
+		if v == "" || validCron(v) == nil {
 			return nil
 		}
-		return validCron(v)
+		// The parser's own words are English and name its internals.
+		return errors.New("時刻として読めません。「分 時 日 月 曜日」の 5 つを空白で区切って書きます（例: 30 6 * * * は毎朝 6:30、0 12 * * 1-5 は平日の 12:00）")
 	}
 	snowflake := func(v string) error {
 		if _, err := strconv.ParseUint(v, 10, 64); v != "" && err != nil {
@@ -47,7 +48,13 @@ func SettingDefs(cfg *config.Config, validCron func(expr string) error) []Settin
 		SettingDef{Key: "weather_notify_model", Label: "天気投稿のモデル", Env: "WEATHER_NOTIFY_MODEL", Default: cfg.WeatherNotifyModel, Live: true, Validate: notEmpty},
 		SettingDef{Key: "user_rate_limit", Label: "1 人あたりの会話数の上限", Env: "USER_RATE_LIMIT",
 			Default: config.RateText(cfg.UserRateLimit, cfg.UserRateWindow), Live: true,
-			Validate: func(v string) error { _, _, err := config.ParseRate(v); return err }},
+			Validate: func(v string) error {
+				if _, _, err := config.ParseRate(v); err != nil {
+					// The parser's words are English and name the variable.
+					return errors.New("「回数/期間」で書きます（例: 6/min は 1 分に 6 回まで、3/30s は 30 秒に 3 回まで、0 で制限なし）")
+				}
+				return nil
+			}},
 		SettingDef{Key: "weather_cron", Label: "天気投稿の時刻（cron）", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
 		SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
 		SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},

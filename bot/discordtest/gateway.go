@@ -190,7 +190,7 @@ func (s *Server) connect(c *gatewayConn, first ...dispatch) {
 // PutChannelInGuild, and their threads), each with the id of its last
 // message. s.mu is held.
 func (s *Server) guildCreateLocked(id string) *discordgo.Guild {
-	g := &discordgo.Guild{ID: id, Name: "guild " + id, Channels: []*discordgo.Channel{}, Threads: []*discordgo.Channel{}}
+	g := &discordgo.Guild{ID: id, Name: s.nameLocked(id, "guild "+id), Channels: []*discordgo.Channel{}, Threads: []*discordgo.Channel{}}
 	for ch := range s.channels {
 		parent, thread := s.threads[ch]
 		guild := s.channelGuild[ch]
@@ -200,12 +200,12 @@ func (s *Server) guildCreateLocked(id string) *discordgo.Guild {
 		if guild != id {
 			continue
 		}
-		c := &discordgo.Channel{ID: ch, GuildID: id, Type: discordgo.ChannelTypeGuildText, Name: "channel-" + ch}
+		c := &discordgo.Channel{ID: ch, GuildID: id, Type: discordgo.ChannelTypeGuildText, Name: s.nameLocked(ch, "channel-"+ch)}
 		if order := s.order[ch]; len(order) > 0 {
 			c.LastMessageID = order[len(order)-1]
 		}
 		if thread {
-			c.Type, c.Name, c.ParentID = discordgo.ChannelTypeGuildPublicThread, "thread-"+ch, parent
+			c.Type, c.Name, c.ParentID = discordgo.ChannelTypeGuildPublicThread, s.nameLocked(ch, "thread-"+ch), parent
 			g.Threads = append(g.Threads, c)
 			continue
 		}

@@ -77,6 +77,23 @@ func (s *Server) AddMember(guildID, userID string) {
 	s.members[guildID+"/"+userID] = true
 }
 
+// SetName names a server, channel or thread as GUILD_CREATE and GET
+// /channels/{id} and /guilds/{id} report it; unnamed ones are called
+// "guild <id>", "channel-<id>" and "thread-<id>".
+func (s *Server) SetName(id, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.names[id] = name
+}
+
+// nameLocked is id's name, or def. s.mu is held.
+func (s *Server) nameLocked(id, def string) string {
+	if n, ok := s.names[id]; ok {
+		return n
+	}
+	return def
+}
+
 // SetGuilds sets the servers the bot is in, as READY reports them; none
 // means the bot was never invited anywhere.
 func (s *Server) SetGuilds(ids ...string) {
@@ -90,9 +107,10 @@ func (s *Server) SetGuilds(ids ...string) {
 func (s *Server) JoinGuild(id string) {
 	s.mu.Lock()
 	s.guilds = append(s.guilds, id)
+	name := s.nameLocked(id, "guild "+id)
 	s.notifyLocked()
 	s.mu.Unlock()
-	s.Dispatch("GUILD_CREATE", map[string]any{"id": id, "name": "guild " + id, "unavailable": false})
+	s.Dispatch("GUILD_CREATE", map[string]any{"id": id, "name": name, "unavailable": false})
 }
 
 // getChannelLocked answers GET /channels/{id}. s.mu is held.
@@ -103,10 +121,10 @@ func (s *Server) getChannelLocked(id string) response {
 	if !s.channels[id] {
 		return apiError(http.StatusNotFound, 10003, "Unknown Channel")
 	}
-	ch := &discordgo.Channel{ID: id, Type: discordgo.ChannelTypeGuildText, Name: "channel-" + id,
+	ch := &discordgo.Channel{ID: id, Type: discordgo.ChannelTypeGuildText, Name: s.nameLocked(id, "channel-"+id),
 		GuildID: s.channelGuild[id], PermissionOverwrites: s.overwrites[id]}
 	if parent, ok := s.threads[id]; ok {
-		ch.Type, ch.Name, ch.ParentID = discordgo.ChannelTypeGuildPublicThread, "thread-"+id, parent
+		ch.Type, ch.Name, ch.ParentID = discordgo.ChannelTypeGuildPublicThread, s.nameLocked(id, "thread-"+id), parent
 	}
 	return response{status: 200, body: ch}
 }
@@ -116,7 +134,7 @@ func (s *Server) getGuildLocked(id string) response {
 	if !s.knownGuildLocked(id) {
 		return apiError(http.StatusNotFound, 10004, "Unknown Guild")
 	}
-	return response{status: 200, body: &discordgo.Guild{ID: id, Name: "guild-" + id, OwnerID: "1",
+	return response{status: 200, body: &discordgo.Guild{ID: id, Name: s.nameLocked(id, "guild-"+id), OwnerID: "1",
 		Roles: []*discordgo.Role{{ID: id, Name: "@everyone", Permissions: EveryonePermissions}}}}
 }
 

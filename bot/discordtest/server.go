@@ -61,6 +61,7 @@ type Server struct {
 	channelGuild map[string]string // channel id -> guild id (PutChannelInGuild)
 	guilds       []string          // guilds in READY
 	members      map[string]bool   // "guild id/user id" of AddMember
+	names        map[string]string // guild or channel id -> SetName's name
 
 	overwrites map[string][]*discordgo.PermissionOverwrite // channel id -> DenyBot's
 
@@ -117,6 +118,7 @@ func New(t testing.TB) *Server {
 		channels:     map[string]bool{},
 		threads:      map[string]string{},
 		threadNames:  map[string]string{},
+		names:        map[string]string{},
 		reactionLog:  map[string][]string{},
 		channelGuild: map[string]string{},
 		overwrites:   map[string][]*discordgo.PermissionOverwrite{},

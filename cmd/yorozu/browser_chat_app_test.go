@@ -214,9 +214,11 @@ func TestEveryScreenFitsAPhone(t *testing.T) {
 	b.noProblems("phone", "CSP violation: script-src eval at")
 }
 
-// TestChatVersionsInBrowser: 再生成 keeps both answers, ‹ › switches them,
-// and the next request to the model reads the one shown; 編集 sends a
-// message again as a new version, the old one a click away.
+// TestChatVersionsInBrowser: 再生成 keeps both answers, ‹ › under the answer
+// switches them, and the next request to the model reads the one shown;
+// 編集 sends a message again as a new version of the question, switched
+// under the question (‹ 2/2 ›, not one more of its answers), the old
+// question with its own answers' switch a click away.
 func TestChatVersionsInBrowser(t *testing.T) {
 	a := openAdmin(t, nil)
 	h, b := a.h, a.browserPage
@@ -238,7 +240,7 @@ func TestChatVersionsInBrowser(t *testing.T) {
 	b.do("再生成", chromedp.Click(chromedp.CSS(`.msg.assistant .msg-actions button:nth-of-type(2)`)))
 	b.waitJS("the second answer, version 2/2", lastAssistant+`.includes('答えその2') && document.querySelector('.msg.assistant .alt-pos')?.textContent === '2/2' && document.querySelectorAll('.msg').length === 2`)
 	b.screenshot("chat-versions-regenerated")
-	b.click(`.msg.assistant .alt button[aria-label="前の版"]`)
+	b.click(`.msg.assistant .alt button[aria-label="前の答え"]`)
 	b.waitJS("version 1/2", lastAssistant+`.includes('答えその1') && document.querySelector('.msg.assistant .alt-pos')?.textContent === '1/2'`)
 	b.typeInto("#input", "次の質問")
 	b.keys("Enter", kb.Enter)
@@ -259,14 +261,23 @@ func TestChatVersionsInBrowser(t *testing.T) {
 	b.do("編集", chromedp.Click(chromedp.CSS(`.msg.user .msg-actions button:nth-of-type(2)`)))
 	b.typeInto(".msg-edit textarea", "質問B")
 	b.do("send the edit", chromedp.Click(chromedp.CSS(`.msg-edit button[type=submit]`)))
-	// The question is the conversation's first message: its versions are
-	// the two answers' and this one, switched under the question now.
-	b.waitJS("the edited version", `document.querySelector('.msg.user .bubble')?.textContent === '質問B' && document.querySelector('.msg.user .alt-pos')?.textContent === '3/3' && `+lastAssistant+`.includes('答えその4') && document.querySelectorAll('.msg').length === 2`)
+	// Two questions (A and B); B has one answer, so no switch under it.
+	b.waitJS("the edited version", `document.querySelector('.msg.user .bubble')?.textContent === '質問B' && document.querySelector('.msg.user .alt-pos')?.textContent === '2/2' &&
+		!document.querySelector('.msg.assistant .alt') && `+lastAssistant+`.includes('答えその4') && document.querySelectorAll('.msg').length === 2`)
 	b.screenshot("chat-versions-edited")
-	b.click(`.msg.user .alt button[aria-label="前の版"]`)
-	b.waitJS("version 2/3", `document.querySelector('.msg.user .bubble')?.textContent === '質問A' && `+lastAssistant+`.includes('答えその2') && document.querySelector('.msg.user .alt-pos')?.textContent === '2/3'`)
-	b.click(`.msg.user .alt button[aria-label="前の版"]`)
-	b.waitJS("version 1/3, whole", `document.querySelectorAll('.msg').length === 4 && `+lastAssistant+`.includes('答えその3') && document.querySelector('.msg.user .alt-pos')?.textContent === '1/3'`)
+	b.click(`.msg.user .alt button[aria-label="前の質問"]`)
+	// Question A comes back with its newest answer and its answers' switch.
+	b.waitJS("question 1/2, answer 2/2", `document.querySelector('.msg.user .bubble')?.textContent === '質問A' && `+lastAssistant+`.includes('答えその2') &&
+		document.querySelector('.msg.user .alt-pos')?.textContent === '1/2' && document.querySelector('.msg.assistant .alt-pos')?.textContent === '2/2'`)
+	b.click(`.msg.assistant .alt button[aria-label="前の答え"]`)
+	b.waitJS("answer 1/2, whole", `document.querySelectorAll('.msg').length === 4 && `+lastAssistant+`.includes('答えその3') &&
+		document.querySelector('.msg.user .alt-pos')?.textContent === '1/2' && document.querySelector('.msg.assistant .alt-pos')?.textContent === '1/2'`)
+	// Every switch is a target of at least 24 × 24 px.
+	for _, r := range evalIn[[][]float64](b, `[...document.querySelectorAll('.msg-actions button')].map((e) => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })`) {
+		if r[0] < 24 || r[1] < 24 {
+			t.Errorf("a message action is %.0f×%.0f px, want at least 24×24", r[0], r[1])
+		}
+	}
 	b.screenshot("chat-versions")
 	b.noProblems("versions")
 }

@@ -45,7 +45,7 @@ func TestAdminPageSpacesInBrowser(t *testing.T) {
 	pages := `[...document.querySelectorAll('#pages .page h2')].map(h => h.textContent).join(',')`
 	b.do("open the server's notes", chromedp.Navigate(h.httpURL+"/notes?space="+space))
 	b.waitJS("the server's page alone", pages+` === 'A の合言葉'`)
-	if got := evalIn[string](b, `document.querySelector('#space').selectedOptions[0].textContent`); !strings.Contains(got, "サーバー "+guildID) {
+	if got := evalIn[string](b, `document.querySelector('#space').selectedOptions[0].textContent`); !strings.Contains(got, "サーバー（ID "+guildID+"）") {
 		t.Errorf("the space picker reads %q", got)
 	}
 	pick("web")

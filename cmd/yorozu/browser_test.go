@@ -318,12 +318,19 @@ type adminBrowser struct {
 // the browser in through the login form.
 func openAdmin(t *testing.T, env map[string]string) *adminBrowser {
 	t.Helper()
+	return openAdminPrepared(t, env, nil)
+}
+
+// openAdminPrepared is openAdmin with the fakes set up by prep before
+// yorozu starts.
+func openAdminPrepared(t *testing.T, env map[string]string, prep func(*harness)) *adminBrowser {
+	t.Helper()
 	b := newBrowserPage(t)
 	all := map[string]string{"ADMIN_PASSWORD": adminPassword}
 	for k, v := range env {
 		all[k] = v
 	}
-	a := &adminBrowser{browserPage: b, h: start(t, all)}
+	a := &adminBrowser{browserPage: b, h: startHarness(t, all, prep)}
 	a.open("/")
 	b.do("log in", chromedp.WaitVisible(chromedp.CSS("#password")))
 	b.typeInto("#password", adminPassword)

@@ -170,6 +170,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 			Reactions: cfg.Discord.Reactions,
 			ButtonKey: buttonKey,
 			Turns:     a.memory,
+			Names:     bot.DatabaseNames(d.pool),
 		})
 		if err != nil {
 			return nil, err

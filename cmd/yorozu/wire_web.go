@@ -21,6 +21,7 @@ func (a *app) webDeps(ctx context.Context) web.Deps {
 		Memory:    a.memory,
 		Limiter:   a.limiter,
 		Reminders: a.sched.Reminders(),
+		Schedules: a.sched.Reminders(),
 		Words:     a.words,
 		Models:    a.llm.Pool(),
 		Revisions: a.memory,

@@ -1,6 +1,6 @@
 // Persona, model, mode and channel talk per Discord server, channel, thread and DM.
 import { get, optional, request } from './api.js';
-import { $, armed, el, empty, fail, start, toast, when } from './ui.js';
+import { $, armed, channelName, el, empty, fail, guildName, knowNames, start, toast, when } from './ui.js';
 
 const maxPersona = 2000;
 
@@ -19,11 +19,14 @@ async function loadModels() {
 
 function title(c) {
 	switch (c.kind) {
-	case 'server': return 'サーバー ' + c.guild_id + ' の既定';
-	case 'thread': return 'スレッド ' + c.channel_id;
-	case 'dm': return 'DM ' + c.channel_id;
+	case 'server': return guildName(c.guild_id) + ' の既定';
+	case 'thread': {
+		const name = channelName(c.channel_id, 'スレッド');
+		return name.startsWith('#') ? 'スレッド ' + name : name;
 	}
-	return 'チャンネル ' + c.channel_id;
+	case 'dm': return 'DM（チャンネル ID ' + c.channel_id + '）';
+	}
+	return channelName(c.channel_id);
 }
 
 function path(c) {
@@ -108,8 +111,7 @@ function entry(c) {
 	} },
 	el('div', { class: 'row' },
 		el('strong', {}, title(c)),
-		c.parent_id ? el('span', { class: 'muted small' }, '（親チャンネル ' + c.parent_id + '）') : null,
-		c.kind !== 'server' && c.guild_id ? el('span', { class: 'muted small' }, 'サーバー ' + c.guild_id) : null,
+		c.kind !== 'server' && c.guild_id ? el('span', { class: 'muted small' }, guildName(c.guild_id)) : null,
 		el('span', { class: 'muted small' }, c.last_active ? '最後の会話 ' + when(c.last_active) : '')),
 	status,
 	el('div', { class: 'row' }, el('label', { for: id }, 'ペルソナ'), el('span', { class: 'grow' }), count),
@@ -130,7 +132,7 @@ function entry(c) {
 }
 
 async function load() {
-	const items = await optional('/api/channels');
+	const [items] = await Promise.all([optional('/api/channels'), knowNames()]);
 	const box = $('channels');
 	if (items === null) {
 		empty(box, 'このサーバーはチャンネルごとの設定にまだ対応していません。');
@@ -164,8 +166,8 @@ function logEntry(l) {
 	});
 	show(l);
 	return el('li', { class: 'entry' }, el('div', { class: 'row' },
-		el('strong', {}, 'チャンネル ' + l.channel_id),
-		el('span', { class: 'muted small' }, 'サーバー ' + l.guild_id),
+		el('strong', {}, channelName(l.channel_id)),
+		el('span', { class: 'muted small' }, guildName(l.guild_id)),
 		status, el('span', { class: 'grow' }), stop,
 		armed(el('button', { type: 'button', class: 'link danger' }, '記録を消す'), '本当に消す', async () => {
 			try {
@@ -178,7 +180,7 @@ function logEntry(l) {
 }
 
 async function loadLogs() {
-	const items = await optional('/api/channel-logs');
+	const [items] = await Promise.all([optional('/api/channel-logs'), knowNames()]);
 	const box = $('channel-logs');
 	if (!items || !items.length) {
 		empty(box, '記録しているチャンネルはありません。');

@@ -2,7 +2,7 @@
 // activity, model choice, linked notes and fetched documents.
 import { get, optional, request, stream } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, bytes, el, empty, fail, spaceLabel, spaceName, spacePicker, start, toast, when } from './ui.js';
+import { $, armed, bytes, el, empty, fail, knowNames, spaceLabel, spaceName, spacePicker, start, toast, when } from './ui.js';
 
 const spaceKey = 'yorozu.chat.space';
 
@@ -89,15 +89,16 @@ function renderSessions() {
 			dataset: { id: s.id },
 			onclick: () => select(s.id),
 		},
-		s.title || '（無題）',
+		el('span', { class: 'title' }, s.title || '（無題）'),
 		el('span', { class: 'meta' },
 			s.source === 'discord' ? el('span', { class: 'badge' }, 'Discord・閲覧のみ') : null,
-			s.live ? el('span', { class: 'badge live' }, '応答中') : null, ' ',
-			spaceLabel(s), ' ', when(s.updated_at))))));
+			s.live ? el('span', { class: 'badge live' }, '応答中') : null,
+			spaceLabel(s), el('time', { datetime: s.updated_at }, when(s.updated_at)))))));
 }
 
 async function loadSessions() {
-	state.sessions = (await get('/chat/sessions')) || [];
+	const [sessions] = await Promise.all([get('/chat/sessions'), knowNames()]);
+	state.sessions = sessions || [];
 	renderSessions();
 }
 
@@ -242,17 +243,31 @@ function messageActions(b, m, set) {
 		if (m.role === 'user') parts.push(el('button', { type: 'button', class: 'link small', onclick: () => edit(b, m) }, '編集'));
 		if (m.role === 'assistant') parts.push(el('button', { type: 'button', class: 'link small', onclick: () => regenerate(b, m) }, '再生成'));
 	}
-	if (set) parts.push(branchControl(set));
+	if (set) parts.push(branchControl(set.anchor, set.step, m.role === 'user' ? '質問' : '答え'));
 	b.actions.replaceChildren(...parts);
 }
 
-// branchControl switches between the versions from one point on: ‹ 2/3 ›.
-function branchControl(set) {
-	const go = (pos) => switchBranch(set.anchor_id, pos);
-	return el('span', { class: 'alt', role: 'group', 'aria-label': `版 ${set.position}/${set.count}` },
-		el('button', { type: 'button', class: 'link small', 'aria-label': '前の版', disabled: set.position <= 1, onclick: () => go(set.position - 1) }, '‹'),
-		el('span', { class: 'alt-pos' }, `${set.position}/${set.count}`),
-		el('button', { type: 'button', class: 'link small', 'aria-label': '次の版', disabled: set.position >= set.count, onclick: () => go(set.position + 1) }, '›'));
+// branchControl switches between versions from one point on: ‹ 2/3 ›,
+// what naming what they are versions of (質問, 答え). step.targets[n-1] is
+// the version its n-th step shows.
+function branchControl(anchor, step, what) {
+	const go = (pos) => switchBranch(anchor, step.targets[pos - 1]);
+	return el('span', { class: 'alt', role: 'group', 'aria-label': `${what}の版 ${step.position}/${step.count}` },
+		el('button', { type: 'button', class: 'link small', 'aria-label': `前の${what}`, disabled: step.position <= 1, onclick: () => go(step.position - 1) }, '‹'),
+		el('span', { class: 'alt-pos' }, `${step.position}/${step.count}`),
+		el('button', { type: 'button', class: 'link small', 'aria-label': `次の${what}`, disabled: step.position >= step.count, onclick: () => go(step.position + 1) }, '›'));
+}
+
+// steps turns a point's versions as the server read them into the switch
+// of a question (its edits) and that of its answer (its regenerations);
+// a server without that reading gives one switch of every version.
+function steps(set) {
+	const all = { position: set.position, count: set.count, targets: Array.from({ length: set.count }, (_, i) => i + 1) };
+	if (!set.question) return set.kind === 'edit' ? { question: all } : { answer: all };
+	return {
+		question: set.question.count > 1 ? set.question : null,
+		answer: set.answer && set.answer.count > 1 ? set.answer : null,
+	};
 }
 
 async function switchBranch(anchor, position) {
@@ -342,16 +357,19 @@ async function loadMessages(id) {
 	if (!msgs.length) {
 		$('messages').append(el('p', { class: 'empty' }, 'メッセージはまだありません。'));
 	}
-	// A regenerated answer's versions switch under the answer, an edited
-	// message's under the message.
-	let regen = null;
+	// A question's own versions (edits) switch under the question, its
+	// answer's (regenerations) under the answer.
+	let answer = null;
 	for (const m of msgs) {
 		let set = null;
-		if (m.branch && m.branch.kind === 'edit') set = m.branch;
-		else if (m.branch) regen = m.branch;
-		if (m.role === 'assistant' && regen) {
-			set = regen;
-			regen = null;
+		if (m.branch) {
+			const s = steps(m.branch);
+			if (s.question) set = { anchor: m.branch.anchor_id, step: s.question };
+			answer = s.answer ? { anchor: m.branch.anchor_id, step: s.answer } : null;
+		}
+		if (m.role === 'assistant' && answer) {
+			set = answer;
+			answer = null;
 		}
 		showMessage(m, set);
 	}

@@ -1,6 +1,6 @@
 // Model call logs, newest first, a page at a time.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, spaceName, start, when } from './ui.js';
+import { $, armed, el, empty, fail, knowNames, spaceName, start, when } from './ui.js';
 
 const pageSize = 50;
 let before = '';
@@ -42,7 +42,7 @@ function row(l) {
 }
 
 async function more() {
-	const res = await get(`/api/logs?limit=${pageSize}` + (before ? '&before=' + encodeURIComponent(before) : ''));
+	const [res] = await Promise.all([get(`/api/logs?limit=${pageSize}` + (before ? '&before=' + encodeURIComponent(before) : '')), knowNames()]);
 	const items = Array.isArray(res) ? res : (res && res.logs) || [];
 	const body = $('logs');
 	if (!before) body.replaceChildren();

@@ -3,7 +3,7 @@
 // words with a tag backfill.
 import { get, request } from './api.js';
 import { render } from './markdown.js';
-import { $, armed, el, empty, fail, spaceLabel, spacePicker, start, toast, when } from './ui.js';
+import { $, armed, el, empty, fail, knowNames, spaceLabel, spacePicker, start, toast, when } from './ui.js';
 
 const titles = new Map(); // session id -> title, once the list is in
 
@@ -14,7 +14,7 @@ function sessionName(m) {
 
 async function loadMemories() {
 	const sid = $('memory-session').value;
-	const items = (await get('/api/memory' + (sid ? '?session_id=' + encodeURIComponent(sid) : ''))) || [];
+	const [items = []] = await Promise.all([get('/api/memory' + (sid ? '?session_id=' + encodeURIComponent(sid) : '')), knowNames()]);
 	const box = $('memories');
 	if (!items.length) {
 		empty(box, '要約はまだありません。会話が長くなると古い部分が要約されます。');
@@ -89,7 +89,7 @@ function knowledgeItem(k) {
 }
 
 async function loadKnowledge() {
-	const items = (await get(`/api/knowledge?limit=${knowledgePage}` + (knowledgeBefore ? '&before=' + encodeURIComponent(knowledgeBefore) : ''))) || [];
+	const [items = []] = await Promise.all([get(`/api/knowledge?limit=${knowledgePage}` + (knowledgeBefore ? '&before=' + encodeURIComponent(knowledgeBefore) : '')), knowNames()]);
 	const box = $('knowledge');
 	if (!knowledgeBefore) {
 		if (!items.length) empty(box, '知識はまだありません。Web 検索で見つけたことがここに貯まります。');

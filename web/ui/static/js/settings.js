@@ -1,6 +1,6 @@
 // Settings (which value is in force and where it comes from) and model presets.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, start, toast } from './ui.js';
+import { $, armed, el, empty, fail, fieldMessage, showFieldError, start, toast } from './ui.js';
 
 let shown = [];
 
@@ -24,11 +24,11 @@ async function load() {
 		const id = 'set-' + s.key;
 		let input;
 		if (s.choices && s.choices.length) {
-			input = el('select', { id, name: s.key }, s.choices.map((c) => el('option', { value: c }, c)));
+			input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' }, s.choices.map((c) => el('option', { value: c }, c)));
 			input.value = s.value;
 		} else {
 			input = el('input', {
-				id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off',
+				id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off', 'aria-describedby': id + '-error',
 				placeholder: s.secret ? (s.value ? s.value + '（変えるときだけ入力）' : '未設定') : '',
 			});
 			if (!s.secret) input.value = s.value ?? '';
@@ -44,7 +44,7 @@ async function load() {
 		}) : null;
 		return [
 			el('label', { for: id }, s.label || s.key),
-			input,
+			el('div', { class: 'setting-value' }, input, el('p', { class: 'field-error', id: id + '-error', hidden: true })),
 			el('div', { class: 'source' }, origin(s), reset ? ' ' : '', reset),
 		];
 	}));
@@ -58,6 +58,7 @@ async function save(ev) {
 		// A secret field left empty keeps the secret: it is never sent back.
 		if (s.secret ? v !== '' : v !== String(s.value ?? '')) change[s.key] = v;
 	}
+	for (const s of shown) showFieldError(ev.target.elements[s.key], '');
 	if (!Object.keys(change).length) {
 		toast('変更はありません。', 'info');
 		return;
@@ -67,9 +68,14 @@ async function save(ev) {
 		toast('保存しました。', 'info');
 		await load();
 	} catch (err) {
-		fail(err);
-		const field = err.field && ev.target.elements[err.field];
-		if (field) field.focus();
+		// A refused value is said under its field; nothing was saved.
+		const field = err.status === 400 && err.field && ev.target.elements[err.field];
+		if (!field) {
+			fail(err);
+			return;
+		}
+		showFieldError(field, fieldMessage(err));
+		field.focus();
 	}
 }
 
@@ -112,12 +118,20 @@ start();
 $('settings-form').addEventListener('submit', save);
 $('preset-form').addEventListener('submit', async (ev) => {
 	ev.preventDefault();
+	const fields = { label: $('preset-name'), model: $('preset-model') };
+	for (const f of Object.values(fields)) showFieldError(f, '');
 	try {
-		await request('POST', '/api/models/presets', { label: $('preset-name').value.trim(), model: $('preset-model').value.trim() });
+		await request('POST', '/api/models/presets', { label: fields.label.value.trim(), model: fields.model.value.trim() });
 		ev.target.reset();
 		await loadPresets();
 	} catch (err) {
-		fail(err);
+		const field = (err.status === 400 || err.status === 409) && fields[err.field];
+		if (!field) {
+			fail(err);
+			return;
+		}
+		showFieldError(field, fieldMessage(err));
+		field.focus();
 	}
 });
 load().catch(fail);

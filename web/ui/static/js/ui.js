@@ -89,13 +89,89 @@ export function bytes(n) {
 	return (n / 1024 / 1024).toFixed(1) + ' MB';
 }
 
+// names is what the gateway last said servers, channels, threads and users
+// are called (GET /api/names), read once per page load.
+let names = { guilds: {}, channels: {}, users: {} };
+let namesRead = null;
+
+/**
+ * knowNames resolves once the names are read; a screen awaits it before it
+ * shows ids. Without them (an older server, an error) ids are shown, said
+ * to be ids.
+ */
+export function knowNames() {
+	if (!namesRead) {
+		namesRead = get('/api/names')
+			.then((n) => { if (n) names = { guilds: n.guilds || {}, channels: n.channels || {}, users: n.users || {} }; })
+			.catch(() => {});
+	}
+	return namesRead;
+}
+
+/** guildName is a server's name, or its id said as one. */
+export function guildName(id) {
+	return names.guilds[id] || `サーバー（ID ${id}）`;
+}
+
+/**
+ * channelName is "#name" (a thread's with its channel's), or the id said as
+ * one: "<what>（ID …）".
+ */
+export function channelName(id, what = 'チャンネル') {
+	const c = names.channels[id];
+	if (!c) return `${what}（ID ${id}）`;
+	const parent = c.parent_id && names.channels[c.parent_id];
+	return parent ? `#${parent.name} › ${c.name}` : '#' + c.name;
+}
+
+/** userName is a user's name in guild (their nickname there), else their own, else the id said as one. */
+export function userName(id, guild = '') {
+	if (id === 'admin') return '管理ページ';
+	const u = names.users[id];
+	if (!u) return `ユーザー（ID ${id}）`;
+	return u[guild] || u[''] || Object.values(u)[0];
+}
+
+/** knownChannels are the channels and threads with a name, by server and name. */
+export function knownChannels() {
+	return Object.entries(names.channels)
+		.map(([id, c]) => ({ id, guild_id: c.guild_id, parent_id: c.parent_id || '', name: channelName(id) }))
+		.sort((a, b) => guildName(a.guild_id).localeCompare(guildName(b.guild_id), 'ja') || a.name.localeCompare(b.name, 'ja'));
+}
+
+/** members are the users with a name in guild, by name. */
+export function members(guild) {
+	return Object.entries(names.users)
+		.filter(([, u]) => guild in u)
+		.map(([id, u]) => ({ id, name: u[guild] }))
+		.sort((a, b) => a.name.localeCompare(b.name, 'ja'));
+}
+
+/**
+ * showFieldError puts message under field (its error element is
+ * "<field id>-error") and marks the field invalid; '' clears both.
+ */
+export function showFieldError(field, message) {
+	const box = $(field.id + '-error');
+	field.setAttribute('aria-invalid', message ? 'true' : 'false');
+	if (!box) return;
+	box.textContent = message;
+	box.hidden = !message;
+}
+
+/** fieldMessage is an API refusal's text without the field's key before it. */
+export function fieldMessage(err) {
+	const msg = (err && err.message) || String(err);
+	return err && err.field && msg.startsWith(err.field + ': ') ? msg.slice(err.field.length + 2) : msg;
+}
+
 /** spaceName says whose memory a space key ("guild:<id>", "dm:<id>", "web") is. */
 export function spaceName(key) {
 	if (!key) return '';
 	if (key === 'web') return '管理ページ';
 	const [kind, id] = key.split(':');
-	if (kind === 'guild') return 'サーバー ' + id;
-	if (kind === 'dm') return 'DM ' + id;
+	if (kind === 'guild') return names.guilds[id] || guildName(id);
+	if (kind === 'dm') return 'DM ' + userName(id);
 	return key;
 }
 
@@ -113,11 +189,11 @@ export function spaceLabel(row) {
  * selected.
  */
 export async function spacePicker(select, want) {
-	const res = (await get('/api/spaces')) || {};
-	const list = res.spaces || [];
+	const [res] = await Promise.all([get('/api/spaces'), knowNames()]);
+	const list = (res && res.spaces) || [];
 	select.replaceChildren(...list.map((s) => el('option', { value: s.key },
 		`${spaceName(s.key)}（ノート ${s.notes}・会話 ${s.sessions}）`)));
-	const pick = list.some((s) => s.key === want) ? want : res.default || 'web';
+	const pick = list.some((s) => s.key === want) ? want : (res && res.default) || 'web';
 	if (!list.some((s) => s.key === pick)) select.append(el('option', { value: pick }, spaceName(pick)));
 	select.value = pick;
 	return pick;
