@@ -1,0 +1,14 @@
+-- Member facts (/profile): what a member asked yorozu to keep about
+-- themselves, per space ('guild:<id>', or 'dm:<user id>' for their DMs).
+-- They go into that member's turns. The limits (30 facts of 200 characters
+-- per member and space) are the application's; the check keeps a bug from
+-- storing a page.
+CREATE TABLE member_facts (
+    id         bigserial   PRIMARY KEY,
+    space      text        NOT NULL,
+    user_id    text        NOT NULL,
+    user_name  text        NOT NULL DEFAULT '',
+    content    text        NOT NULL CHECK (char_length(content) BETWEEN 1 AND 200),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX member_facts_member_idx ON member_facts (space, user_id, id);
