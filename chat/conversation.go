@@ -77,7 +77,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	msgs, err := c.Store.Context(sctx, key, space, req.Text,
 		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain), memory.WithDocuments(req.Documents),
-		memory.WithTalk(req.Talk))
+		memory.WithTalk(req.Talk), memory.WithSpeaker(req.AuthorID, req.AuthorName))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}

@@ -128,3 +128,40 @@ func profileLayer(name string, facts []db.MemberFact) layer {
 	}
 	return l
 }
+
+// IsFactRefusal reports whether err refuses a fact for what it is (not a
+// failure to store it).
+func IsFactRefusal(err error) bool {
+	for _, e := range []error{ErrFactEmpty, ErrFactTooLong, ErrFactOfOthers, ErrTooManyFacts} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// FactRefusal is what a member is told when fact was not kept because of
+// err, in English when en.
+func FactRefusal(err error, fact string, en bool) string {
+	switch {
+	case errors.Is(err, ErrFactEmpty) && en:
+		return "I found nothing to remember. Write it after the request, like \"remember: I'm allergic to shrimp\"."
+	case errors.Is(err, ErrFactEmpty):
+		return "覚えることが見つかりませんでした。「覚えておいて：私はエビアレルギー」のように、覚えてほしいことを続けて書いてください。"
+	case errors.Is(err, ErrFactTooLong) && en:
+		return fmt.Sprintf("That is too long to remember (%d characters; at most %d). Please make it shorter.", utf8.RuneCountInString(fact), MaxFactChars)
+	case errors.Is(err, ErrFactTooLong):
+		return fmt.Sprintf("長すぎて覚えられません（%d 文字。%d 文字までです）。短くまとめてもう一度お願いします。", utf8.RuneCountInString(fact), MaxFactChars)
+	case errors.Is(err, ErrFactOfOthers) && en:
+		return "I only remember what members tell me about themselves, not about someone else."
+	case errors.Is(err, ErrFactOfOthers):
+		return "ほかの人のことは覚えられません。覚えるのは、ご本人が自分について頼んだことだけです。"
+	case errors.Is(err, ErrTooManyFacts) && en:
+		return fmt.Sprintf("Your profile here is full (%d facts). Delete some with `/profile forget` first.", MaxFacts)
+	case errors.Is(err, ErrTooManyFacts):
+		return fmt.Sprintf("ここで覚えられるのは %d 件までです。`/profile forget` で要らないものを消してからもう一度お願いします。", MaxFacts)
+	case en:
+		return "Sorry, I could not remember that. Please try again later."
+	}
+	return "ごめんなさい、覚えられませんでした。しばらくしてからもう一度お試しください。"
+}

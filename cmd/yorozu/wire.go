@@ -315,6 +315,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}{
 		{chat.RouteReminder, reminders},
 		{chat.RouteSmalltalk, smalltalk},
+		{chat.RouteProfile, &chat.ProfileHandler{Facts: a.memory, Chat: conv, Logger: a.logger}},
 		{chat.RouteWeather, &chat.Weather{Chat: conv, Forecasts: a.forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
 	} {
 		if err := a.router.Add(r.name, r.h); err != nil {
@@ -354,6 +355,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 		commands.Timezone(reminders, a.logger),
 		commands.Forget(a.memory, a.chanlog, a.logger),
 		commands.Memory(a.memory, a.cfg.Location, a.logger),
+		commands.Profile(a.memory, a.logger),
 		commands.Stats(commands.StatsOptions{
 			Live: func() commands.LiveStats { return commands.LiveStats(a.metrics.Stats()) },
 			DB:   a.db.pool, Log: a.logger,

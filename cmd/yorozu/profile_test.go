@@ -1,0 +1,91 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+)
+
+// TestProfileKeptUsedShownForgotten: a member asks yorozu to remember a
+// fact about them; a later turn of theirs (and not another member's) has
+// it in the model's context; /profile show lists it and /profile forget
+// deletes it; bad facts are refused with the reason and nothing is kept.
+func TestProfileKeptUsedShownForgotten(t *testing.T) {
+	h := start(t, nil)
+	h.handle(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("カレーはいかがですか。") })
+
+	h.mention(aliceID, "覚えておいて：私はエビアレルギー")
+	h.waitReply(t, 1, func(s string) bool { return strings.HasPrefix(s, "覚えました：私はエビアレルギー") })
+	h.mention(aliceID, "覚えておいて：田中さんは猫アレルギー")
+	h.waitReply(t, 2, func(s string) bool { return strings.Contains(s, "ほかの人のことは覚えられません") })
+	h.mention(aliceID, "覚えておいて："+strings.Repeat("長", 5000))
+	h.waitReply(t, 3, func(s string) bool { return strings.Contains(s, "長すぎて覚えられません（5000 文字") })
+	if n := len(h.turns()); n != 0 {
+		t.Errorf("keeping a fact made %d model calls, want none", n)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts", 1)
+
+	h.mention(aliceID, "今夜の夕飯なにがいい？")
+	h.waitReply(t, 4, equals("カレーはいかがですか。"))
+	h.mention(bobID, "今夜の夕飯なにがいい？")
+	h.waitReply(t, 5, equals("カレーはいかがですか。"))
+	read := func(req api.ChatRequest) string {
+		var all []string
+		for _, m := range req.Messages {
+			all = append(all, m.Content)
+		}
+		return strings.Join(all, "\n")
+	}
+	turns := h.turns()
+	if len(turns) != 2 {
+		t.Fatalf("%d model calls, want the two dinner questions", len(turns))
+	}
+	alices, bobs := read(turns[0]), read(turns[1])
+	if !strings.Contains(alices, "私はエビアレルギー") {
+		t.Errorf("alice's next turn lacks her fact; the model read:\n%s", alices)
+	}
+	if bobs == "" || strings.Contains(bobs, "エビアレルギー") {
+		t.Errorf("bob's turn should not have alice's fact; the model read:\n%s", bobs)
+	}
+
+	alice := member(aliceID, 0)
+	show := h.slash(t, alice, "profile", "show")
+	m := regexp.MustCompile(`#(\d+) 私はエビアレルギー`).FindStringSubmatch(show)
+	if m == nil {
+		t.Fatalf("/profile show = %q", show)
+	}
+	if got := h.slash(t, member(bobID, 0), "profile", "show"); strings.Contains(got, "#") {
+		t.Errorf("bob's /profile show has alice's fact: %q", got)
+	}
+	long := &discordgo.ApplicationCommandInteractionDataOption{Name: "fact", Type: discordgo.ApplicationCommandOptionString, Value: strings.Repeat("あ", 5000)}
+	if got := h.slash(t, alice, "profile", "add", long); !strings.Contains(got, "200 文字までです") {
+		t.Errorf("/profile add of 5,000 characters = %q", got)
+	}
+	id, _ := strconv.ParseInt(m[1], 10, 64)
+	if got := h.slash(t, member(bobID, 0), "profile", "forget", idOpt(id)); !strings.Contains(got, "ありません") {
+		t.Errorf("bob forgetting alice's fact = %q", got)
+	}
+	if got := h.slash(t, alice, "profile", "forget", idOpt(id)); got != "#"+m[1]+" を忘れました。" {
+		t.Errorf("/profile forget = %q", got)
+	}
+	if got := h.slash(t, alice, "profile", "show"); !strings.HasPrefix(got, "ここではまだ何も覚えていません") {
+		t.Errorf("/profile show after forgetting = %q", got)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts", 0)
+
+	var registered bool
+	for _, c := range h.discord.Commands() {
+		if c.Name == "profile" && c.NameLocalizations != nil && (*c.NameLocalizations)[discordgo.Japanese] == "プロフィール" {
+			registered = true
+		}
+	}
+	if !registered {
+		t.Error("/profile (プロフィール) is not registered")
+	}
+}
