@@ -56,6 +56,7 @@ type reply struct {
 	sent     []sentMessage
 	typingAt time.Time
 	files    []llm.File // sent after the answer's text
+	offers   []llm.Offer // sent after the files, each with its buttons
 	// nonces are the nonces of messages being created, by slot: the part
 	// index, or -1-k for the k-th message of the tail. A retry of a slot
 	// reuses its nonce, so Discord makes each message once.
@@ -126,6 +127,12 @@ func (r *reply) emit(ev llm.Event) error {
 	if f, ok := ev.(llm.File); ok {
 		// Files may come after Done (a chart drawn once the answer is in).
 		r.files = append(r.files, f)
+		err := r.fatal
+		r.mu.Unlock()
+		return err
+	}
+	if o, ok := ev.(llm.Offer); ok {
+		r.offers = append(r.offers, o)
 		err := r.fatal
 		r.mu.Unlock()
 		return err
@@ -503,6 +510,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
+	}
+	if failed == nil {
+		r.sendOffers(ctx)
 	}
 	// The turn is stored by now (the responder returned); add the ids.
 	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {

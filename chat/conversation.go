@@ -116,6 +116,12 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if req.Model != "" {
 		model = req.Model
 	}
+	var offers *tools.Offers
+	if req.Source == "discord" && req.AuthorID != "" {
+		// Only Discord shows an offer's buttons.
+		offers = &tools.Offers{}
+		ctx = tools.WithOffers(ctx, offers)
+	}
 	imgs := c.images(ctx, model, req)
 	msgs = withImages(msgs, imgs.send)
 	var act activityLog
@@ -149,6 +155,13 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	defer rcancel()
 	if err := c.Store.Record(rctx, key, turn); err != nil {
 		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
+	}
+	if runErr == nil && offers != nil {
+		for _, o := range offers.List() {
+			if err := emit(llm.Offer{Offered: o}); err != nil {
+				return err
+			}
+		}
 	}
 	return runErr
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
+	"github.com/yorozu-bot/yorozu/tools/profile"
 )
 
 // Profiles keeps what members tell yorozu about themselves;
@@ -142,4 +144,23 @@ func profileReply(ctx context.Context, p Profiles, req Request, log *slog.Logger
 		return fmt.Sprintf("#%d を忘れました。", id)
 	}
 	return unsupportedReply
+}
+
+// ProfileOffer keeps the fact of an accepted offer_profile_fact offer in
+// its member's profile.
+func ProfileOffer(p Profiles) OfferAction {
+	return func(ctx context.Context, o db.Offer) (string, error) {
+		var payload profile.Payload
+		if err := json.Unmarshal(o.Payload, &payload); err != nil {
+			return "", fmt.Errorf("profile offer %d: %w", o.ID, err)
+		}
+		kept, err := p.AddFact(ctx, memory.Space(o.Space), o.UserID, "", payload.Fact)
+		if memory.IsFactRefusal(err) {
+			return "", Refusal(memory.FactRefusal(err, payload.Fact, false))
+		}
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("✅ 覚えました（#%d）。`/profile show` で一覧できます。", kept.ID), nil
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/yorozu-bot/yorozu/tools"
 )
 
 // Event is one step of a streamed turn. Adapters (Discord, web) render events;
@@ -42,6 +44,11 @@ type File struct {
 	Data        []byte
 }
 
+// Offer is something proposed during the turn that only its user may
+// accept (a fact to keep, a poll, an event); an adapter shows it after the
+// answer with its two buttons. Like File, it may come after Done.
+type Offer struct{ Offered tools.Offered }
+
 // Done closes a successful turn.
 type Done struct{ Metrics Metrics }
 
@@ -54,6 +61,7 @@ func (ToolFinished) event() {}
 func (Thinking) event()     {}
 func (Text) event()         {}
 func (File) event()         {}
+func (Offer) event()        {}
 func (Done) event()         {}
 func (Failed) event()       {}
 

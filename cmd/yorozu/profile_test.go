@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/ollama/ollama/api"
@@ -87,5 +89,60 @@ func TestProfileKeptUsedShownForgotten(t *testing.T) {
 	}
 	if !registered {
 		t.Error("/profile (プロフィール) is not registered")
+	}
+}
+
+// pressAnswer presses customID on message msgID as user and returns the
+// response.
+func (h *harness) pressAnswer(t *testing.T, msgID, customID, user string) discordgo.InteractionResponse {
+	t.Helper()
+	i := h.discord.PressButton(channelID, msgID, customID, &discordgo.User{ID: user}, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var got discordgo.InteractionResponse
+	if err := h.discord.WaitFor(ctx, func() bool {
+		for _, r := range h.discord.InteractionResponses() {
+			if r.InteractionID == i.ID {
+				got = r.Response
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("press of %s not answered", customID)
+	}
+	return got
+}
+
+// TestProfileOfferNeedsConsent: the model offers to keep a fact the member
+// mentioned; nothing is kept until that member presses 覚える; another
+// member's press is refused; a second press does nothing more.
+func TestProfileOfferNeedsConsent(t *testing.T) {
+	h := start(t, nil)
+	h.script(
+		ollamatest.ToolCalls(ollamatest.Call("offer_profile_fact", map[string]any{"fact": "私はエビアレルギー"})),
+		ollamatest.Text("エビ抜きのカレーはいかがですか。"),
+	)
+	h.mention(aliceID, "エビアレルギーなんだけど夕飯なにがいい？")
+	offer := h.waitReply(t, 2, func(s string) bool { return strings.Contains(s, "> 私はエビアレルギー") })
+	buttons := offer.Buttons()
+	if len(buttons) != 2 || buttons[0].Label != "覚える" || buttons[1].Label != "覚えない" {
+		t.Fatalf("offer buttons = %+v", buttons)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts", 0)
+
+	r := h.pressAnswer(t, offer.ID, buttons[0].CustomID, bobID)
+	if r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 || !strings.Contains(r.Data.Content, "頼んだ本人だけ") {
+		t.Errorf("bob's press = %+v, want an ephemeral refusal", r.Data)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts", 0)
+
+	r = h.pressAnswer(t, offer.ID, buttons[0].CustomID, aliceID)
+	if r.Type != discordgo.InteractionResponseUpdateMessage || r.Data == nil || !strings.Contains(r.Data.Content, "✅ 覚えました") {
+		t.Errorf("alice's press = type %d %+v, want the offer updated", r.Type, r.Data)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts WHERE user_id = '"+aliceID+"' AND content = '私はエビアレルギー'", 1)
+	if got := h.slash(t, member(aliceID, 0), "profile", "show"); !strings.Contains(got, "私はエビアレルギー") {
+		t.Errorf("/profile show = %q", got)
 	}
 }

@@ -12,3 +12,21 @@ CREATE TABLE member_facts (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX member_facts_member_idx ON member_facts (space, user_id, id);
+
+-- Offers: what the model proposes on a member's behalf and only that member
+-- may accept (a fact to keep, a poll, a server event), shown under the
+-- answer with buttons. Nothing is done before the press; decided_at is set
+-- by the one press that counts, so pressing twice acts once.
+CREATE TABLE offers (
+    id          bigserial   PRIMARY KEY,
+    kind        text        NOT NULL,
+    space       text        NOT NULL,
+    user_id     text        NOT NULL,
+    guild_id    text        NOT NULL DEFAULT '',
+    channel_id  text        NOT NULL DEFAULT '',
+    payload     jsonb       NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    decided_at  timestamptz,
+    accepted    boolean     NOT NULL DEFAULT false
+);
+CREATE INDEX offers_created_idx ON offers (created_at);
