@@ -55,7 +55,7 @@ type reply struct {
 
 	sent     []sentMessage
 	typingAt time.Time
-	files    []llm.File // sent after the answer's text
+	files    []llm.File  // sent after the answer's text
 	offers   []llm.Offer // sent after the files, each with its buttons
 	// nonces are the nonces of messages being created, by slot: the part
 	// index, or -1-k for the k-th message of the tail. A retry of a slot
