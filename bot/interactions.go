@@ -60,7 +60,28 @@ func applicationCommand(c commands.Command) *discordgo.ApplicationCommand {
 		p := discordPermissions(c.Visible)
 		ac.DefaultMemberPermissions = &p
 	}
+	types := []discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall}
+	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
+	if c.Anywhere {
+		types = append(types, discordgo.ApplicationIntegrationUserInstall)
+		contexts = append(contexts, discordgo.InteractionContextPrivateChannel)
+	}
+	ac.IntegrationTypes, ac.Contexts = &types, &contexts
 	return ac
+}
+
+// botAbsent reports whether interaction i comes from where yorozu is not
+// a member: a group DM or another user's DM, or a server that did not
+// install it (only the user did).
+func botAbsent(i *discordgo.InteractionCreate) bool {
+	if i.Context == discordgo.InteractionContextPrivateChannel {
+		return true
+	}
+	if i.GuildID == "" || i.AuthorizingIntegrationOwners == nil {
+		return false
+	}
+	_, installed := i.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationGuildInstall]
+	return !installed
 }
 
 var optionTypes = map[commands.OptionType]discordgo.ApplicationCommandOptionType{
@@ -116,6 +137,8 @@ func discordPermissions(p commands.Permission) int64 {
 // nobody else is there.
 func permissions(i *discordgo.InteractionCreate) commands.Permission {
 	switch {
+	case i.Context == discordgo.InteractionContextPrivateChannel:
+		return 0 // a group DM: others are there, and yorozu is not
 	case i.GuildID == "":
 		if i.User != nil {
 			return commands.All
@@ -160,6 +183,7 @@ func request(i *discordgo.InteractionCreate) commands.Request {
 		ChannelID: i.ChannelID,
 		Perms:     permissions(i),
 		TargetID:  data.TargetID,
+		BotAbsent: botAbsent(i),
 	}
 	opts := data.Options
 	if len(opts) > 0 && opts[0] != nil && opts[0].Type == discordgo.ApplicationCommandOptionSubCommand {
@@ -251,6 +275,9 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 					reply = commands.Text(genericErrorReply)
 				}
 			}()
+			if req.BotAbsent && !c.Anywhere {
+				return commands.Text(commands.NotHereReply)
+			}
 			if !req.Can(c.Required(req.Subcommand)) {
 				return commands.Text(c.Refusal)
 			}

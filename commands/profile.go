@@ -52,6 +52,8 @@ func Profile(p Profiles, log *slog.Logger) Command {
 					{Type: Boolean, Name: "all", Description: "True deletes every fact", DescriptionJA: "True ならすべて消します"},
 				}},
 		},
+		// A profile is kept in the database: it needs yorozu nowhere.
+		Anywhere: true,
 		Run: func(ctx context.Context, req Request) Reply {
 			return Text(profileReply(ctx, p, req, log))
 		},

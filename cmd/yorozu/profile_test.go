@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/ollama/ollama/api"
 
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -144,5 +146,53 @@ func TestProfileOfferNeedsConsent(t *testing.T) {
 	h.waitCount(t, "SELECT count(*) FROM member_facts WHERE user_id = '"+aliceID+"' AND content = '私はエビアレルギー'", 1)
 	if got := h.slash(t, member(aliceID, 0), "profile", "show"); !strings.Contains(got, "私はエビアレルギー") {
 		t.Errorf("/profile show = %q", got)
+	}
+}
+
+// TestUserInstall: commands are registered for a server install, and
+// /profile also for a user install (integration types guild and user;
+// contexts server, bot DM and group DM); in a group DM yorozu is not in,
+// /profile works and a command that needs yorozu there says so.
+func TestUserInstall(t *testing.T) {
+	h := start(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := h.discord.WaitFor(ctx, func() bool { return len(h.discord.Commands()) > 0 }); err != nil {
+		t.Fatal("no commands registered")
+	}
+	for _, c := range h.discord.Commands() {
+		types, contexts := "nil", "nil"
+		if c.IntegrationTypes != nil {
+			types = fmt.Sprint(*c.IntegrationTypes)
+		}
+		if c.Contexts != nil {
+			contexts = fmt.Sprint(*c.Contexts)
+		}
+		wantTypes, wantContexts := "[0]", "[0 1]"
+		if c.Name == "profile" {
+			wantTypes, wantContexts = "[0 1]", "[0 1 2]"
+		}
+		if types != wantTypes || contexts != wantContexts {
+			t.Errorf("/%s registered with integration_types %s and contexts %s, want %s and %s", c.Name, types, contexts, wantTypes, wantContexts)
+		}
+	}
+
+	const groupDM = "700000000000000001"
+	inGroup := func(name, sub string, opts ...*discordgo.ApplicationCommandInteractionDataOption) string {
+		data := discordgo.ApplicationCommandInteractionData{Name: name}
+		if sub != "" {
+			data.Options = []*discordgo.ApplicationCommandInteractionDataOption{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}
+		}
+		return h.command(t, &discordgo.Interaction{ChannelID: groupDM, User: &discordgo.User{ID: aliceID},
+			Context:                      discordgo.InteractionContextPrivateChannel,
+			AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{discordgo.ApplicationIntegrationUserInstall: aliceID},
+			Data:                         data})
+	}
+	if got := inGroup("profile", "add", &discordgo.ApplicationCommandInteractionDataOption{Name: "fact", Type: discordgo.ApplicationCommandOptionString, Value: "私は猫派"}); !strings.HasPrefix(got, "覚えました") {
+		t.Errorf("/profile add in a group DM = %q", got)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts WHERE space = 'dm:"+aliceID+"'", 1)
+	if got := inGroup("memory", ""); got != commands.NotHereReply {
+		t.Errorf("/memory in a group DM yorozu is not in = %q, want it to say so", got)
 	}
 }
