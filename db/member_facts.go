@@ -25,10 +25,13 @@ var ErrTooManyFacts = errors.New("too many facts")
 
 const memberFactColumns = "id, space, user_id, user_name, content, created_at"
 
+// memberFactsSQL reads one member's facts in a space, oldest first.
+const memberFactsSQL = "SELECT " + memberFactColumns + " FROM member_facts WHERE space = $1 AND user_id = $2 ORDER BY id"
+
 // AddMemberFact keeps content for userID in space, unless the member has
 // max facts there already (ErrTooManyFacts). The same text kept twice is one
-// fact: the existing one is returned. The member's rows are locked while
-// counting, so two adds at once cannot pass the limit together.
+// fact: the existing one is returned. The member's adds take one advisory
+// lock while counting, so two at once cannot pass the limit together.
 func AddMemberFact(ctx context.Context, pool Beginner, space, userID, userName, content string, max int) (MemberFact, error) {
 	var f MemberFact
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -37,7 +40,7 @@ func AddMemberFact(ctx context.Context, pool Beginner, space, userID, userName, 
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 35))", space, userID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "SELECT "+memberFactColumns+" FROM member_facts WHERE space = $1 AND user_id = $2 ORDER BY id", space, userID)
+		rows, err := tx.Query(ctx, memberFactsSQL, space, userID)
 		if err != nil {
 			return err
 		}
@@ -70,7 +73,7 @@ RETURNING `+memberFactColumns, space, userID, userName, content)
 
 // MemberFacts lists userID's facts in space, oldest first.
 func MemberFacts(ctx context.Context, q Querier, space, userID string) ([]MemberFact, error) {
-	rows, err := q.Query(ctx, "SELECT "+memberFactColumns+" FROM member_facts WHERE space = $1 AND user_id = $2 ORDER BY id", space, userID)
+	rows, err := q.Query(ctx, memberFactsSQL, space, userID)
 	if err != nil {
 		return nil, fmt.Errorf("facts of member %s in %s: %w", userID, space, err)
 	}
@@ -83,8 +86,7 @@ func MemberFacts(ctx context.Context, q Querier, space, userID string) ([]Member
 
 // QueueMemberFacts queues MemberFacts into a turn's batch of reads.
 func QueueMemberFacts(b *Batch, space, userID string, dst *[]MemberFact) {
-	queueRows(b, "member facts", dst,
-		"SELECT "+memberFactColumns+" FROM member_facts WHERE space = $1 AND user_id = $2 ORDER BY id", space, userID)
+	queueRows(b, "member facts", dst, memberFactsSQL, space, userID)
 }
 
 // SpaceMemberFacts lists every member's facts in space, by member name,
