@@ -222,6 +222,12 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 		b.onPress(s, i)
 		return
 	}
+	if i.Type == discordgo.InteractionModalSubmit {
+		if i.GuildID == "" || b.servesGuild(i.GuildID) {
+			b.onAskSubmit(s, i)
+		}
+		return
+	}
 	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
 		return
 	}
@@ -233,6 +239,13 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 		return
 	}
 	req := request(i)
+	b.mu.Lock()
+	ask := b.ask && req.Command == AskCommandName
+	b.mu.Unlock()
+	if ask && !autocomplete {
+		b.openAsk(s, i)
+		return
+	}
 	b.mu.Lock()
 	c, ok := b.handlers[req.Command]
 	ok = ok && !b.stopping && (!autocomplete || c.Complete != nil)

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func newReply(b *Bot, req chat.Request) *reply {
 		b:         b,
 		channelID: req.ChannelID,
 		ref: &discordgo.MessageReference{
-			MessageID: req.MessageID, ChannelID: req.ChannelID, GuildID: req.GuildID,
+			MessageID: cmp.Or(req.AnswerTo, req.MessageID), ChannelID: req.ChannelID, GuildID: req.GuildID,
 			FailIfNotExists: &no, // the user may have deleted it; answer anyway
 		},
 		wake:          make(chan struct{}, 1),

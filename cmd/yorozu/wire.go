@@ -370,6 +370,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	} {
 		a.bot.AddCommand(c)
 	}
+	a.bot.AddAsk()
 	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
 	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{profile.Kind: commands.ProfileOffer(a.memory)}, a.logger))
 }
