@@ -225,6 +225,7 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	if i.Type == discordgo.InteractionModalSubmit {
 		if i.GuildID == "" || b.servesGuild(i.GuildID) {
 			b.onAskSubmit(s, i)
+			b.onModalSubmit(s, i)
 		}
 		return
 	}
@@ -254,6 +255,15 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	}
 	b.mu.Unlock()
 	if !ok {
+		return
+	}
+	if c.Modal != nil && !autocomplete {
+		b.wg.Done()
+		if req.BotAbsent && !c.Anywhere {
+			b.goRespond(s, i, commands.NotHereReply)
+			return
+		}
+		b.openModal(s, i, c, req.TargetID)
 		return
 	}
 	go func() {

@@ -93,12 +93,35 @@ type Command struct {
 	// member (Request.BotAbsent); the others are offered only where yorozu
 	// is, and say so if used elsewhere.
 	Anywhere bool
+	// Modal, when set, makes a use of the command open a form (Discord's
+	// modal) instead of running: what the user writes in it comes to
+	// Submit as the Request's Options, by input ID. Only a message command
+	// has one here.
+	Modal *Modal
+	// Submit answers a sent Modal.
+	Submit func(ctx context.Context, req Request) Reply
 	// Run answers one use of the command.
 	Run func(ctx context.Context, req Request) Reply
 	// Complete offers values for the option being typed (Request.Focused);
 	// nil when no option autocompletes. The adapter shows at most 25 and
 	// waits about 3 seconds for them.
 	Complete func(ctx context.Context, req Request) []Choice
+}
+
+// Modal is a form a command opens.
+type Modal struct {
+	Title  string
+	Inputs []Input
+}
+
+// Input is one text field of a Modal.
+type Input struct {
+	ID          string
+	Label       string
+	Placeholder string
+	MaxLength   int
+	Required    bool
+	Long        bool // several lines
 }
 
 // Subcommand returns the declaration of the named subcommand of c.

@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/bot"
+	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -41,6 +42,7 @@ func (h *harness) response(t *testing.T, id string) discordgo.InteractionRespons
 // refused with the reason and nothing is asked.
 func TestAskAboutAMessage(t *testing.T) {
 	h := start(t, nil)
+	h.discord.PutChannelInGuild(channelID, guildID)
 	var mu sync.Mutex
 	var read []string
 	h.handle(func(req api.ChatRequest) ollamatest.Reply {
@@ -127,5 +129,64 @@ func TestAskAboutAMessage(t *testing.T) {
 		if !strings.Contains(read[0], want) {
 			t.Errorf("the model did not read %q:\n%s", want, read[0])
 		}
+	}
+}
+
+// TestRemindThis: 「これをリマインド」 on a message opens a form asking
+// when; the reminder is kept with a link to the message and its time is
+// read back. A form left empty, or a time that cannot be read, is refused
+// with the reason and nothing is kept.
+func TestRemindThis(t *testing.T) {
+	h := start(t, nil)
+	h.discord.PutChannelInGuild(channelID, guildID)
+	target := h.say(bobID, "来週の会費は3000円です")
+	open := func() string {
+		id := h.discord.NewID()
+		h.discord.SendInteraction(&discordgo.Interaction{ID: id, Type: discordgo.InteractionApplicationCommand, Token: "tok-" + id,
+			ChannelID: channelID, GuildID: guildID, Member: member(aliceID, 0),
+			Data: discordgo.ApplicationCommandInteractionData{Name: commands.RemindThisName, CommandType: discordgo.MessageApplicationCommand, TargetID: target.ID}})
+		r := h.response(t, id)
+		if r.Type != discordgo.InteractionResponseModal || r.Data == nil || len(r.Data.Components) != 2 {
+			t.Fatalf("「これをリマインド」 answered type %d %+v, want a form with two inputs", r.Type, r.Data)
+		}
+		return r.Data.CustomID
+	}
+	submit := func(when, what string) string {
+		i := h.discord.SubmitModal(channelID, open(), map[string]string{"when": when, "what": what}, &discordgo.User{ID: aliceID}, 0)
+		r := h.response(t, i.ID)
+		if r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+			t.Fatalf("the form's answer is not ephemeral: %+v", r)
+		}
+		if r.Data.Content == "" { // deferred: the answer is the edited original
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			var text string
+			h.discord.WaitFor(ctx, func() bool {
+				m, ok := h.discord.Original(i.ID)
+				text = m.Content
+				return ok && text != ""
+			})
+			return text
+		}
+		return r.Data.Content
+	}
+	if got := submit("", "会費"); !strings.Contains(got, "いつ知らせるかが空です") {
+		t.Errorf("an empty when = %q", got)
+	}
+	if got := submit("そのうち", "会費"); !strings.Contains(got, "読み取れませんでした") {
+		t.Errorf("an unreadable when = %q", got)
+	}
+	h.waitCount(t, "SELECT count(*) FROM reminders", 0)
+
+	got := submit("明日の9時", "会費を払う")
+	if !strings.Contains(got, "<t:") {
+		t.Errorf("the answer does not read the time back: %q", got)
+	}
+	link := "https://discord.com/channels/" + guildID + "/" + channelID + "/" + target.ID
+	h.waitCount(t, "SELECT count(*) FROM reminders", 1)
+	var content string
+	if err := h.pool.QueryRow(context.Background(), "SELECT content FROM reminders WHERE user_id = $1", aliceID).Scan(&content); err != nil ||
+		!strings.Contains(content, "会費を払う") || !strings.Contains(content, link) {
+		t.Errorf("the reminder keeps %q (%v), want the words and the link %s", content, err, link)
 	}
 }

@@ -353,6 +353,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
+		commands.RemindThis(reminders, a.logger),
 		commands.Schedule(reminders, a.logger),
 		commands.Timezone(reminders, a.logger),
 		commands.Forget(a.memory, a.chanlog, a.logger),
