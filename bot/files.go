@@ -8,7 +8,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/commands"
-	"github.com/yorozu-bot/yorozu/tools"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // maxFilesPerMessage is Discord's limit of attachments on one message.
@@ -45,21 +45,21 @@ func (r *reply) sendFiles(ctx context.Context, userMessageID string) {
 func (r *reply) sendOffers(ctx context.Context) {
 	for _, o := range r.offers {
 		msg := outgoing{
-			Content: o.Offered.Preview, AllowedMentions: noMentions(), Reference: r.ref,
-			Nonce:      "o" + strconv.FormatInt(o.Offered.ID, 10),
-			Components: offerComponents(o.Offered),
+			Content: o.Preview, AllowedMentions: noMentions(), Reference: r.ref,
+			Nonce:      "o" + strconv.FormatInt(o.ID, 10),
+			Components: offerComponents(o),
 		}
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 		_, err := createMessage(pctx, r.b.session, r.channelID, msg)
 		cancel()
 		if err != nil {
-			r.b.log.Warn("discord offer not sent", "channel_id", r.channelID, "offer_id", o.Offered.ID, "kind", o.Offered.Kind, "err", err)
+			r.b.log.Warn("discord offer not sent", "channel_id", r.channelID, "offer_id", o.ID, "kind", o.Kind, "err", err)
 		}
 	}
 }
 
 // offerComponents are an offer's two buttons.
-func offerComponents(o tools.Offered) []discordgo.MessageComponent {
+func offerComponents(o llm.Offer) []discordgo.MessageComponent {
 	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.Button{Label: o.Accept, Style: discordgo.SuccessButton, CustomID: commands.OfferButtonID(o.ID, true)},
 		discordgo.Button{Label: o.Decline, Style: discordgo.SecondaryButton, CustomID: commands.OfferButtonID(o.ID, false)},

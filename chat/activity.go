@@ -59,7 +59,7 @@ func ToolPreview(args string, max int, keys ...string) string {
 
 // toolLabels name the built-in tools by what they do. The names are the
 // tools' own (tools/browse, tools/notes, tools/reminder, tools/knowledge,
-// tools/disaster, tools/forecast, tools/channellog, tools/profile); cmd/yorozu's
+// tools/disaster, tools/forecast, tools/channellog; offer_profile_fact is chat's own); cmd/yorozu's
 // TestEveryToolHasALabel holds every tool the model is offered to a name here.
 var toolLabels = map[string]string{
 	"web_search":            "Web 検索",

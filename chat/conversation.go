@@ -158,7 +158,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	if runErr == nil && offers != nil {
 		for _, o := range offers.List() {
-			if err := emit(llm.Offer{Offered: o}); err != nil {
+			if err := emit(llm.Offer{ID: o.ID, Kind: o.Kind, Preview: o.Preview, Accept: o.Accept, Decline: o.Decline}); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/memory"
-	"github.com/yorozu-bot/yorozu/tools/profile"
 )
 
 // Profiles keeps what members tell yorozu about themselves;
@@ -152,7 +151,7 @@ func profileReply(ctx context.Context, p Profiles, req Request, log *slog.Logger
 // its member's profile.
 func ProfileOffer(p Profiles) OfferAction {
 	return func(ctx context.Context, o db.Offer) (string, error) {
-		var payload profile.Payload
+		var payload memory.FactOffer
 		if err := json.Unmarshal(o.Payload, &payload); err != nil {
 			return "", fmt.Errorf("profile offer %d: %w", o.ID, err)
 		}

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-
-	"github.com/yorozu-bot/yorozu/tools"
 )
 
 // Event is one step of a streamed turn. Adapters (Discord, web) render events;
@@ -47,7 +45,13 @@ type File struct {
 // Offer is something proposed during the turn that only its user may
 // accept (a fact to keep, a poll, an event); an adapter shows it after the
 // answer with its two buttons. Like File, it may come after Done.
-type Offer struct{ Offered tools.Offered }
+type Offer struct {
+	ID      int64 // the stored offer, which a press decides
+	Kind    string
+	Preview string
+	Accept  string // the accepting button's label
+	Decline string // the declining one's
+}
 
 // Done closes a successful turn.
 type Done struct{ Metrics Metrics }

@@ -22,6 +22,15 @@ const (
 	ProfileShare = 0.05
 )
 
+// FactOfferKind is the kind of an offer to keep a fact (the model's
+// offer_profile_fact), decided by its member's press.
+const FactOfferKind = "profile"
+
+// FactOffer is what an offer to keep a fact holds until it is accepted.
+type FactOffer struct {
+	Fact string `json:"fact"`
+}
+
 // Why a fact is refused. The adapter tells the member in their words.
 var (
 	ErrFactEmpty    = errors.New("empty fact")

@@ -33,7 +33,6 @@ import (
 	"github.com/yorozu-bot/yorozu/tools/mcp"
 	"github.com/yorozu-bot/yorozu/tools/notes"
 	"github.com/yorozu-bot/yorozu/tools/page"
-	"github.com/yorozu-bot/yorozu/tools/profile"
 	"github.com/yorozu-bot/yorozu/tools/reminder"
 	"github.com/yorozu-bot/yorozu/weather"
 	"github.com/yorozu-bot/yorozu/web"
@@ -242,7 +241,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.forecasts = weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
-	builtin = append(builtin, profile.Tool(a.db.pool))
+	builtin = append(builtin, chat.ProfileOfferTool(a.db.pool))
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
 	for _, t := range builtin {
@@ -373,7 +372,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	}
 	a.bot.AddAsk()
 	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
-	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{profile.Kind: commands.ProfileOffer(a.memory)}, a.logger))
+	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{memory.FactOfferKind: commands.ProfileOffer(a.memory)}, a.logger))
 }
 
 // schedulePost writes one occurrence of a scheduled post: the chat
