@@ -98,22 +98,7 @@ func TestProfileKeptUsedShownForgotten(t *testing.T) {
 // response.
 func (h *harness) pressAnswer(t *testing.T, msgID, customID, user string) discordgo.InteractionResponse {
 	t.Helper()
-	i := h.discord.PressButton(channelID, msgID, customID, &discordgo.User{ID: user}, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var got discordgo.InteractionResponse
-	if err := h.discord.WaitFor(ctx, func() bool {
-		for _, r := range h.discord.InteractionResponses() {
-			if r.InteractionID == i.ID {
-				got = r.Response
-				return true
-			}
-		}
-		return false
-	}); err != nil {
-		t.Fatalf("press of %s not answered", customID)
-	}
-	return got
+	return h.response(t, h.discord.PressButton(channelID, msgID, customID, &discordgo.User{ID: user}, 0).ID)
 }
 
 // TestProfileOfferNeedsConsent: the model offers to keep a fact the member
