@@ -152,6 +152,7 @@ type Bot struct {
 	stopping bool
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]commands.Command // by name
+	ask      bool                        // 「よろずに聞く」 is declared (AddAsk)
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 	modes    map[string]string           // channel id -> its own mode (modes.go)

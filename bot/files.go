@@ -3,8 +3,12 @@ package bot
 import (
 	"bytes"
 	"context"
+	"strconv"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/commands"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // maxFilesPerMessage is Discord's limit of attachments on one message.
@@ -32,4 +36,32 @@ func (r *reply) sendFiles(ctx context.Context, userMessageID string) {
 	if _, err := createMessage(ctx, r.b.session, r.channelID, msg, uploads...); err != nil {
 		r.b.log.Warn("discord files not sent", "channel_id", r.channelID, "files", len(files), "err", err)
 	}
+}
+
+// sendOffers posts each offer of the turn (a fact to keep, a poll, an
+// event) as one more reply, its preview with an accept and a decline
+// button; the nonce is the offer's, so a retry posts it once. A failure is
+// logged: nothing was done, and the answer is out.
+func (r *reply) sendOffers(ctx context.Context) {
+	for _, o := range r.offers {
+		msg := outgoing{
+			Content: o.Preview, AllowedMentions: noMentions(), Reference: r.ref,
+			Nonce:      "o" + strconv.FormatInt(o.ID, 10),
+			Components: offerComponents(o),
+		}
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+		_, err := createMessage(pctx, r.b.session, r.channelID, msg)
+		cancel()
+		if err != nil {
+			r.b.log.Warn("discord offer not sent", "channel_id", r.channelID, "offer_id", o.ID, "kind", o.Kind, "err", err)
+		}
+	}
+}
+
+// offerComponents are an offer's two buttons.
+func offerComponents(o llm.Offer) []discordgo.MessageComponent {
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.Button{Label: o.Accept, Style: discordgo.SuccessButton, CustomID: commands.OfferButtonID(o.ID, true)},
+		discordgo.Button{Label: o.Decline, Style: discordgo.SecondaryButton, CustomID: commands.OfferButtonID(o.ID, false)},
+	}}}
 }

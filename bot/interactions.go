@@ -60,7 +60,28 @@ func applicationCommand(c commands.Command) *discordgo.ApplicationCommand {
 		p := discordPermissions(c.Visible)
 		ac.DefaultMemberPermissions = &p
 	}
+	types := []discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall}
+	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
+	if c.Anywhere {
+		types = append(types, discordgo.ApplicationIntegrationUserInstall)
+		contexts = append(contexts, discordgo.InteractionContextPrivateChannel)
+	}
+	ac.IntegrationTypes, ac.Contexts = &types, &contexts
 	return ac
+}
+
+// botAbsent reports whether interaction i comes from where yorozu is not
+// a member: a group DM or another user's DM, or a server that did not
+// install it (only the user did).
+func botAbsent(i *discordgo.InteractionCreate) bool {
+	if i.Context == discordgo.InteractionContextPrivateChannel {
+		return true
+	}
+	if i.GuildID == "" || i.AuthorizingIntegrationOwners == nil {
+		return false
+	}
+	_, installed := i.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationGuildInstall]
+	return !installed
 }
 
 var optionTypes = map[commands.OptionType]discordgo.ApplicationCommandOptionType{
@@ -116,6 +137,8 @@ func discordPermissions(p commands.Permission) int64 {
 // nobody else is there.
 func permissions(i *discordgo.InteractionCreate) commands.Permission {
 	switch {
+	case i.Context == discordgo.InteractionContextPrivateChannel:
+		return 0 // a group DM: others are there, and yorozu is not
 	case i.GuildID == "":
 		if i.User != nil {
 			return commands.All
@@ -160,6 +183,7 @@ func request(i *discordgo.InteractionCreate) commands.Request {
 		ChannelID: i.ChannelID,
 		Perms:     permissions(i),
 		TargetID:  data.TargetID,
+		BotAbsent: botAbsent(i),
 	}
 	opts := data.Options
 	if len(opts) > 0 && opts[0] != nil && opts[0].Type == discordgo.ApplicationCommandOptionSubCommand {
@@ -198,6 +222,13 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 		b.onPress(s, i)
 		return
 	}
+	if i.Type == discordgo.InteractionModalSubmit {
+		if i.GuildID == "" || b.servesGuild(i.GuildID) {
+			b.onAskSubmit(s, i)
+			b.onModalSubmit(s, i)
+		}
+		return
+	}
 	if i.Type != discordgo.InteractionApplicationCommand && i.Type != discordgo.InteractionApplicationCommandAutocomplete {
 		return
 	}
@@ -210,6 +241,13 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	}
 	req := request(i)
 	b.mu.Lock()
+	ask := b.ask && req.Command == AskCommandName
+	b.mu.Unlock()
+	if ask && !autocomplete {
+		b.openAsk(s, i)
+		return
+	}
+	b.mu.Lock()
 	c, ok := b.handlers[req.Command]
 	ok = ok && !b.stopping && (!autocomplete || c.Complete != nil)
 	if ok {
@@ -217,6 +255,15 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 	}
 	b.mu.Unlock()
 	if !ok {
+		return
+	}
+	if c.Modal != nil && !autocomplete {
+		b.wg.Done()
+		if req.BotAbsent && !c.Anywhere {
+			b.goRespond(s, i, commands.NotHereReply)
+			return
+		}
+		b.openModal(s, i, c, req.TargetID)
 		return
 	}
 	go func() {
@@ -251,6 +298,9 @@ func (b *Bot) run(s *discordgo.Session, i *discordgo.InteractionCreate, c comman
 					reply = commands.Text(genericErrorReply)
 				}
 			}()
+			if req.BotAbsent && !c.Anywhere {
+				return commands.Text(commands.NotHereReply)
+			}
 			if !req.Can(c.Required(req.Subcommand)) {
 				return commands.Text(c.RefusalFor(req.Subcommand))
 			}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,8 @@ type reply struct {
 
 	sent     []sentMessage
 	typingAt time.Time
-	files    []llm.File // sent after the answer's text
+	files    []llm.File  // sent after the answer's text
+	offers   []llm.Offer // sent after the files, each with its buttons
 	// nonces are the nonces of messages being created, by slot: the part
 	// index, or -1-k for the k-th message of the tail. A retry of a slot
 	// reuses its nonce, so Discord makes each message once.
@@ -83,7 +85,7 @@ func newReply(b *Bot, req chat.Request) *reply {
 		b:         b,
 		channelID: req.ChannelID,
 		ref: &discordgo.MessageReference{
-			MessageID: req.MessageID, ChannelID: req.ChannelID, GuildID: req.GuildID,
+			MessageID: cmp.Or(req.AnswerTo, req.MessageID), ChannelID: req.ChannelID, GuildID: req.GuildID,
 			FailIfNotExists: &no, // the user may have deleted it; answer anyway
 		},
 		wake:          make(chan struct{}, 1),
@@ -126,6 +128,12 @@ func (r *reply) emit(ev llm.Event) error {
 	if f, ok := ev.(llm.File); ok {
 		// Files may come after Done (a chart drawn once the answer is in).
 		r.files = append(r.files, f)
+		err := r.fatal
+		r.mu.Unlock()
+		return err
+	}
+	if o, ok := ev.(llm.Offer); ok {
+		r.offers = append(r.offers, o)
 		err := r.fatal
 		r.mu.Unlock()
 		return err
@@ -499,6 +507,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
+	}
+	if failed == nil {
+		r.sendOffers(ctx)
 	}
 	// The turn is stored by now (the responder returned); add the ids.
 	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {

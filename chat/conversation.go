@@ -77,7 +77,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	}
 	msgs, err := c.Store.Context(sctx, key, space, req.Text,
 		memory.WithPersona(req.Persona), memory.WithReplyChain(req.ReplyChain), memory.WithDocuments(req.Documents),
-		memory.WithTalk(req.Talk))
+		memory.WithTalk(req.Talk), memory.WithSpeaker(req.AuthorID, req.AuthorName))
 	if err != nil {
 		return fmt.Errorf("chat %s: %w", req.Session, err)
 	}
@@ -116,6 +116,12 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if req.Model != "" {
 		model = req.Model
 	}
+	var offers *tools.Offers
+	if req.Source == "discord" && req.AuthorID != "" {
+		// Only Discord shows an offer's buttons.
+		offers = &tools.Offers{}
+		ctx = tools.WithOffers(ctx, offers)
+	}
 	imgs := c.images(ctx, model, req)
 	msgs = withImages(msgs, imgs.send)
 	var act activityLog
@@ -134,6 +140,13 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		turn.Reply.Activity.Stopped = true
 	}
 	c.record(ctx, req, turn)
+	if runErr == nil && offers != nil {
+		for _, o := range offers.List() {
+			if err := emit(llm.Offer{ID: o.ID, Kind: o.Kind, Preview: o.Preview, Accept: o.Accept, Decline: o.Decline}); err != nil {
+				return err
+			}
+		}
+	}
 	return runErr
 }
 

@@ -53,6 +53,10 @@ type Request struct {
 	// Persona is the channel's persona in force, if any; it joins the
 	// system text after yorozu's own guidance.
 	Persona string
+	// AnswerTo is the platform id of the message the answer replies to when
+	// it is not MessageID: a question asked from another message's menu
+	// (「よろずに聞く」) is answered in reply to that message.
+	AnswerTo string
 	// ReplyTo is the platform id of the message this one replies to, if any.
 	ReplyTo string
 	// ReplyChain is that message and its own reply chain, newest first

@@ -17,6 +17,7 @@ const (
 	RouteWeather   = "weather"
 	RouteSmalltalk = "smalltalk"
 	RouteSummary   = "summary"
+	RouteProfile   = "profile"
 )
 
 // Classify names the route for text, said at at (the time its words such
@@ -29,12 +30,16 @@ const (
 //     because it asks for an action whose subject may be anything, the
 //     weather included: 「毎朝7時に天気を教えて」 wants a reminder, not
 //     today's forecast.
-//  2. weather: a forecast, rain, an umbrella, the temperature or the
+//  2. profile: a member telling yorozu something about themselves to keep
+//     (覚えておいて：私はエビアレルギー, 私の誕生日は3月3日). After reminders,
+//     which 「明日9時に会議って覚えといて」 is; before weather, so that
+//     「私は雨の日が好きって覚えておいて」 is kept, not forecast.
+//  3. weather: a forecast, rain, an umbrella, the temperature or the
 //     laundry, for a day or a place. Before small talk, as a concrete
 //     question needs the forecast the small-talk handler lacks.
-//  3. smalltalk: idleness said as the user's own state or wish (暇だなあ,
+//  4. smalltalk: idleness said as the user's own state or wish (暇だなあ,
 //     雑談しよう, I'm bored).
-//  4. summary: a request to sum up the talk here (さっきの話まとめて), which
+//  5. summary: a request to sum up the talk here (さっきの話まとめて), which
 //     reads the channel's history, not a text from elsewhere.
 //
 // Anything else, and anything in doubt, is chat: the chat handler can reach
@@ -46,6 +51,8 @@ func Classify(text string, at time.Time) string {
 	switch {
 	case m.isReminder():
 		return RouteReminder
+	case m.isProfile():
+		return RouteProfile
 	case m.isWeather():
 		return RouteWeather
 	case m.isSmalltalk():
@@ -57,7 +64,7 @@ func Classify(text string, at time.Time) string {
 }
 
 // routeNames are the routes Router.Add takes, in Classify's order.
-var routeNames = []string{RouteReminder, RouteWeather, RouteSmalltalk, RouteSummary}
+var routeNames = []string{RouteReminder, RouteProfile, RouteWeather, RouteSmalltalk, RouteSummary}
 
 // message is a text as the route rules read it.
 type message struct {

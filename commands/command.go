@@ -91,12 +91,40 @@ type Command struct {
 	// 「ここから要約」): it takes no options and no description, its Name
 	// may have spaces, and Request.TargetID is the message it was used on.
 	Message bool
+	// Anywhere declares the command also for yorozu installed to a user's
+	// account, so it is offered in DMs and group DMs where yorozu is not a
+	// member (Request.BotAbsent); the others are offered only where yorozu
+	// is, and say so if used elsewhere.
+	Anywhere bool
+	// Modal, when set, makes a use of the command open a form (Discord's
+	// modal) instead of running: what the user writes in it comes to
+	// Submit as the Request's Options, by input ID. Only a message command
+	// has one here.
+	Modal *Modal
+	// Submit answers a sent Modal.
+	Submit func(ctx context.Context, req Request) Reply
 	// Run answers one use of the command.
 	Run func(ctx context.Context, req Request) Reply
 	// Complete offers values for the option being typed (Request.Focused);
 	// nil when no option autocompletes. The adapter shows at most 25 and
 	// waits about 3 seconds for them.
 	Complete func(ctx context.Context, req Request) []Choice
+}
+
+// Modal is a form a command opens.
+type Modal struct {
+	Title  string
+	Inputs []Input
+}
+
+// Input is one text field of a Modal.
+type Input struct {
+	ID          string
+	Label       string
+	Placeholder string
+	MaxLength   int
+	Required    bool
+	Long        bool // several lines
 }
 
 // Subcommand returns the declaration of the named subcommand of c.
@@ -144,6 +172,11 @@ type Request struct {
 	Perms Permission
 	// TargetID is the message a message command was used on.
 	TargetID string
+	// BotAbsent: the command was used where yorozu is not a member (a
+	// group DM, or a server it is not in, through a user install), so it
+	// can neither read nor post there; only the reply to the command
+	// reaches the user.
+	BotAbsent bool
 	// Progress, when set, shows how far a slow command is (要約中… 3/8)
 	// to its user while the reply is awaited; the adapter may show only
 	// the latest.
@@ -218,6 +251,10 @@ func Text(s string) Reply { return Reply{Text: s} }
 // maxReplyRunes is the most characters a reply's text may have (Discord's
 // limit on a message).
 const maxReplyRunes = 2000
+
+// NotHereReply answers a command that needs yorozu where it is not a
+// member.
+const NotHereReply = "ここにはよろずが参加していないため、このコマンドは使えません。よろずがいるサーバーか、よろずとの DM で使ってください。"
 
 // unsupportedReply answers a subcommand the handler does not know.
 const unsupportedReply = "このコマンドには対応していません。"

@@ -42,6 +42,17 @@ type File struct {
 	Data        []byte
 }
 
+// Offer is something proposed during the turn that only its user may
+// accept (a fact to keep, a poll, an event); an adapter shows it after the
+// answer with its two buttons. Like File, it may come after Done.
+type Offer struct {
+	ID      int64 // the stored offer, which a press decides
+	Kind    string
+	Preview string
+	Accept  string // the accepting button's label
+	Decline string // the declining one's
+}
+
 // Done closes a successful turn.
 type Done struct{ Metrics Metrics }
 
@@ -54,6 +65,7 @@ func (ToolFinished) event() {}
 func (Thinking) event()     {}
 func (Text) event()         {}
 func (File) event()         {}
+func (Offer) event()        {}
 func (Done) event()         {}
 func (Failed) event()       {}
 

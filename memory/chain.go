@@ -43,6 +43,8 @@ type contextExtras struct {
 	chain   []ChainMessage
 	docs    []Document
 	talk    []talk.Message
+	// speaker and speakerName: whose facts join the context (WithSpeaker).
+	speaker, speakerName string
 }
 
 // WithPersona puts the channel's persona into the system prompt, after

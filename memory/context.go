@@ -45,6 +45,7 @@ var layerShares = []struct {
 }{
 	{layerRecent, 0.30},
 	{layerTalk, TalkShare},
+	{layerProfile, ProfileShare},
 	{layerSummaries, SummaryShare},
 	{layerChain, 0.15},
 	{layerHeadings, 0.05},
@@ -68,6 +69,7 @@ const (
 	layerChain
 	layerRecent
 	layerTalk
+	layerProfile
 	numLayers
 )
 
@@ -96,6 +98,7 @@ type layer struct {
 //	system: 2.5. linked notes (full text, each cut at 8,000 characters)
 //	system: 3. knowledge base (top 3 files by similarity ≥ 0.75, trusted over web search)
 //	system: 4. long-term memory (the session's summaries)
+//	system: 4.2. what the speaker asked yorozu to keep about them (WithSpeaker)
 //	system: 4.5. the message replied to and its reply chain (WithReplyChain)
 //	5. recent unsummarised messages, oldest first
 //	system: 5.5. the channel's talk since yorozu last answered (WithTalk)
@@ -106,7 +109,8 @@ type layer struct {
 // in this order: older recent messages beyond their share, knowledge-base
 // files (least similar first), linked notes, the notes index, knowledge
 // headings, the reply chain (oldest first; a long message is cut to fit),
-// summaries (oldest first), the channel's talk (oldest first; never more
+// summaries (oldest first), the speaker's facts (oldest first; never more
+// than ProfileShare), the channel's talk (oldest first; never more
 // than TalkShare), and last the recent messages within their share (oldest
 // first). The system prompt (persona
 // included), the user's message and the newest turn never give way; the
@@ -131,6 +135,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		headings  []db.KnowledgeHeading
 		notes     []db.NoteIndexItem
 		linked    []db.NotePage
+		facts     []db.MemberFact
 		fetched   bool
 		b         db.Batch
 	)
@@ -140,6 +145,9 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	db.QueueNotesIndexByKey(&b, string(space), string(key), maxNotesIndex, &notes)
 	db.QueueLinkedNotePagesByKey(&b, string(space), string(key), &linked)
 	db.QueueHasFetchedFilesByKey(&b, string(key), &fetched)
+	if extra.speaker != "" {
+		db.QueueMemberFacts(&b, string(space), extra.speaker, &facts)
+	}
 	if err := b.Send(ctx, m.pool); err != nil {
 		kbDone()
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
@@ -155,6 +163,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	ls[layerSummaries] = m.summariesLayer(summaries)
 	ls[layerChain] = m.chainLayer(extra.chain, history)
 	ls[layerTalk] = m.talkLayer(extra.talk)
+	ls[layerProfile] = profileLayer(extra.speakerName, facts)
 
 	recent := make([]api.Message, len(history))
 	ls[layerRecent] = layer{keepTail: true}
@@ -193,14 +202,14 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		left -= ls[s.layer].fill(min(left, share))
 	}
 	for _, s := range layerShares {
-		if s.layer != layerTalk { // never past its share
+		if s.layer != layerTalk && s.layer != layerProfile { // never past their shares
 			left -= ls[s.layer].fill(left)
 		}
 	}
 
 	msgs := make([]api.Message, 0, 8+len(history))
 	msgs = append(msgs, system)
-	for _, id := range []layerID{layerHeadings, layerNotes, layerLinked, layerKB, layerSummaries, layerChain} {
+	for _, id := range []layerID{layerHeadings, layerNotes, layerLinked, layerKB, layerSummaries, layerProfile, layerChain} {
 		if text := ls[id].render(); text != "" {
 			msgs = append(msgs, api.Message{Role: "system", Content: text})
 		}

@@ -115,6 +115,8 @@ func (s *Server) routes() []Route {
 		{"POST /api/reminders/{id}/pause", Login, need(s.handlePauseReminder, p.reminders)},
 		{"POST /api/reminders/{id}/resume", Login, need(s.handleResumeReminder, p.reminders)},
 		{"GET /api/system/word-pool", Login, http.HandlerFunc(s.handleWordPool)},
+		{"GET /api/profiles", Login, http.HandlerFunc(s.handleProfiles)},
+		{"DELETE /api/profiles/{id}", Login, http.HandlerFunc(s.handleDeleteProfileFact)},
 		{"POST /api/system/backfill-tags", Login, need(s.handleBackfillTags, p.memory)},
 
 		{"/jobs/", Login, need(withCSRFScript(s.opts.Deps.Jobs).ServeHTTP, p.jobs)},

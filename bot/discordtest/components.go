@@ -160,19 +160,48 @@ func (s *Server) PressButton(channelID, messageID, customID string, user *discor
 		s.t.Fatalf("discordtest: press %q: message %s has no such button that can be pressed", customID, messageID)
 		return nil
 	}
+	msg := listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce, Components: wireComponents(m)}
+	payload := s.interactionPayloadLocked(channelID, user, perms)
+	s.mu.Unlock()
+	payload["type"] = discordgo.InteractionMessageComponent
+	payload["data"] = map[string]any{"custom_id": customID, "component_type": discordgo.ButtonComponent}
+	payload["message"] = msg
+	return s.dispatchInteraction(payload, "press "+customID)
+}
+
+// SubmitModal is userID submitting the modal customID with the text
+// inputs' values by their custom ids: it dispatches INTERACTION_CREATE of
+// type 5 (modal submit) as Discord does, each input in its own action row,
+// and returns the interaction as discordgo reads it. The channel and
+// perms are as for PressButton.
+func (s *Server) SubmitModal(channelID, customID string, values map[string]string, user *discordgo.User, perms int64) *discordgo.Interaction {
+	s.t.Helper()
+	s.mu.Lock()
+	payload := s.interactionPayloadLocked(channelID, user, perms)
+	s.mu.Unlock()
+	var rows []any
+	for id, v := range values {
+		rows = append(rows, map[string]any{"type": discordgo.ActionsRowComponent, "components": []any{
+			map[string]any{"type": discordgo.TextInputComponent, "custom_id": id, "value": v},
+		}})
+	}
+	payload["type"] = discordgo.InteractionModalSubmit
+	payload["data"] = map[string]any{"custom_id": customID, "components": rows}
+	return s.dispatchInteraction(payload, "modal "+customID)
+}
+
+// interactionPayloadLocked is what every interaction in channelID by user
+// carries: its id and token, the channel, and the member (in a server) or
+// the user (in a DM). s.mu is held.
+func (s *Server) interactionPayloadLocked(channelID string, user *discordgo.User, perms int64) map[string]any {
 	id, token := s.newIDLocked(), "fake-token-"+s.newIDLocked()
 	guildID := s.channelGuild[channelID]
-	msg := listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce, Components: wireComponents(m)}
-	s.mu.Unlock()
-
 	u := map[string]any{"id": user.ID, "username": user.Username, "global_name": user.GlobalName,
 		"discriminator": "0", "avatar": nil, "public_flags": 0}
 	payload := map[string]any{
-		"id": id, "application_id": appID, "type": discordgo.InteractionMessageComponent,
+		"id": id, "application_id": appID,
 		"token": token, "version": 1, "locale": "ja",
 		"channel_id": channelID,
-		"data":       map[string]any{"custom_id": customID, "component_type": discordgo.ButtonComponent},
-		"message":    msg,
 		// The bot's own permissions there, as the fake's @everyone role has
 		// them.
 		"app_permissions": strconv.FormatInt(EveryonePermissions, 10),
@@ -194,13 +223,20 @@ func (s *Server) PressButton(channelID, messageID, customID string, user *discor
 		payload["authorizing_integration_owners"] = map[string]string{"0": "0"}
 		payload["user"] = u
 	}
+	return payload
+}
+
+// dispatchInteraction sends payload as INTERACTION_CREATE and tracks it
+// for its callbacks.
+func (s *Server) dispatchInteraction(payload map[string]any, what string) *discordgo.Interaction {
+	s.t.Helper()
 	raw, err := json.Marshal(payload)
 	if err != nil {
-		s.t.Fatalf("discordtest: press %q: %v", customID, err)
+		s.t.Fatalf("discordtest: %s: %v", what, err)
 	}
 	var i discordgo.Interaction
 	if err := json.Unmarshal(raw, &i); err != nil {
-		s.t.Fatalf("discordtest: press %q: discordgo cannot read the interaction: %v", customID, err)
+		s.t.Fatalf("discordtest: %s: discordgo cannot read the interaction: %v", what, err)
 	}
 	s.mu.Lock()
 	s.trackLocked(&i)

@@ -7,6 +7,7 @@ package discordtest
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -162,6 +163,9 @@ func (s *Server) putCommandsLocked(applicationID string, body json.RawMessage) r
 		return apiError(400, 50109, "The request body contains invalid JSON.")
 	}
 	if res, ok := s.refusedCommandLocked(cmds); ok {
+		return res
+	}
+	if res, ok := badInstallContexts(cmds); ok {
 		return res
 	}
 	for _, c := range cmds {
@@ -347,4 +351,38 @@ func (s *Server) editInteractionMessageLocked(token, messageID string, body json
 		return apiError(http.StatusNotFound, 10008, "Unknown Message")
 	}
 	return s.editLocked(m, data)
+}
+
+// badInstallContexts is the 400 Discord answers a command whose
+// integration_types are not guild (0) and user (1) installs, or whose
+// contexts are not guild (0), bot DM (1) and private channel (2); ok is
+// false when every command's are valid. Both lists are kept as given and
+// Commands returns them.
+func badInstallContexts(cmds []*discordgo.ApplicationCommand) (res response, ok bool) {
+	for i, c := range cmds {
+		field := ""
+		if c.IntegrationTypes != nil {
+			for _, t := range *c.IntegrationTypes {
+				if t > discordgo.ApplicationIntegrationUserInstall {
+					field = "integration_types"
+				}
+			}
+		}
+		if c.Contexts != nil {
+			for _, x := range *c.Contexts {
+				if x > discordgo.InteractionContextPrivateChannel {
+					field = "contexts"
+				}
+			}
+		}
+		if field != "" {
+			return response{status: http.StatusBadRequest, body: map[string]any{
+				"code": 50035, "message": "Invalid Form Body",
+				"errors": map[string]any{strconv.Itoa(i): map[string]any{field: map[string]any{"0": map[string]any{
+					"_errors": []map[string]string{{"code": "ENUM_TYPE_COERCE", "message": "Value is not a valid enum value."}},
+				}}}},
+			}}, true
+		}
+	}
+	return response{}, false
 }

@@ -186,7 +186,7 @@ func (h *harness) mention(user, text string) *discordgo.Message {
 // last one reads want, and returns it.
 func (h *harness) waitReply(t testing.TB, n int, want func(string) bool) discordtest.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var last discordtest.Message
 	err := h.discord.WaitFor(ctx, func() bool {

@@ -249,6 +249,7 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.forecasts = weather.NewClient(weather.ClientOptions{JMA: a.jma})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
+	builtin = append(builtin, chat.ProfileOfferTool(a.db.pool))
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
 	for _, t := range builtin {
@@ -330,6 +331,7 @@ func (a *app) buildRoutes(conv *chat.Conversation) error {
 	}{
 		{chat.RouteReminder, reminders},
 		{chat.RouteSmalltalk, smalltalk},
+		{chat.RouteProfile, &chat.ProfileHandler{Facts: a.memory, Chat: conv, Logger: a.logger}},
 		{chat.RouteWeather, &chat.Weather{Chat: conv, Forecasts: a.forecasts, Office: cfg.WeatherAreaCode, Logger: a.logger}},
 	} {
 		if err := a.router.Add(r.name, r.h); err != nil {
@@ -362,10 +364,12 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
+		commands.RemindThis(reminders, a.logger),
 		commands.Schedule(reminders, a.logger),
 		commands.Timezone(reminders, a.logger),
 		commands.Forget(a.memory, a.chanlog, a.logger),
 		commands.Memory(a.memory, a.cfg.Location, a.logger),
+		commands.Profile(a.memory, a.logger),
 		commands.Stats(commands.StatsOptions{
 			Live: func() commands.LiveStats { return commands.LiveStats(a.metrics.Stats()) },
 			DB:   a.db.pool, Log: a.logger,
@@ -378,7 +382,9 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	} {
 		a.bot.AddCommand(c)
 	}
+	a.bot.AddAsk()
 	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
+	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{memory.FactOfferKind: commands.ProfileOffer(a.memory)}, a.logger))
 }
 
 // schedulePost writes one occurrence of a scheduled post: the chat

@@ -3,6 +3,7 @@
 // words with a tag backfill.
 import { get, request } from './api.js';
 import { render } from './markdown.js';
+import { startProfiles } from './profiles.js';
 import { $, armed, el, empty, fail, knowNames, spaceLabel, spacePicker, start, toast, when } from './ui.js';
 
 const titles = new Map(); // session id -> title, once the list is in
@@ -142,3 +143,4 @@ loadMemories().catch(fail);
 loadKnowledge().catch(fail);
 loadSessions().catch(fail);
 loadWords().catch(fail);
+startProfiles();
