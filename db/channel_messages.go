@@ -398,7 +398,9 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		where = append(where, "(channel_id = "+p+" OR parent_id = "+p+")")
 		tsq = append(tsq, lexeme("#"+q.ChannelID, false))
 	}
-	if !q.AnySpace {
+	if !q.AnySpace && q.ChannelID == "" {
+		// A channel id is Discord's, unique across servers: it names the
+		// space already, whose term is in every row of the server.
 		tsq = append(tsq, lexeme("@"+q.Space, false))
 	}
 	tsquery := strings.Join(tsq, " & ")
