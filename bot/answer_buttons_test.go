@@ -193,17 +193,34 @@ func TestAgainButton(t *testing.T) {
 	}
 }
 
-// When the next answer in the channel is complete, 再生成 leaves the one
-// before it: only the last answer is asked again.
+// Only the last answer is asked again. The answer before keeps its
+// 再生成 (no edit per turn takes it off), and a press of it is refused
+// with a line only the presser sees; then the button goes.
 func TestAgainOnlyOnTheLastAnswer(t *testing.T) {
 	t.Parallel()
 	h := startAnswerButtons(t, nil)
 	h.mention(chanID, "7", "一つ目")
-	h.buttonOn(chanID, "再生成")
+	first, again := h.buttonOn(chanID, "再生成")
+	before := len(h.srv.Calls())
 	h.mention(chanID, "7", "二つ目")
 	h.waitBot(chanID, func(ms []discordtest.Message) bool {
-		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && len(ms[1].Buttons()) == 1 && ms[1].Buttons()[0].Label == "再生成"
+		return len(ms) == 2 && slices.Equal(labels(ms[1]), []string{"再生成"})
 	})
+	for _, c := range h.srv.Calls()[before:] {
+		if c.Method == "PATCH" && c.MessageID == first.ID {
+			t.Errorf("the first answer was edited when the second came: %s %s", c.Method, c.Path)
+		}
+	}
+	i := h.srv.PressButton(chanID, first.ID, again.CustomID, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != againStaleReply {
+		t.Errorf("the first answer's 再生成 = %q, want %q", got, againStaleReply)
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && slices.Equal(labels(ms[1]), []string{"再生成"})
+	})
+	if n := len(h.resp.requests()); n != 2 {
+		t.Errorf("%d answers, want 2: the old question is not answered again", n)
+	}
 }
 
 // A 再生成 that outlived the conversation going on (a restart forgot to

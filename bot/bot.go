@@ -155,7 +155,7 @@ type Bot struct {
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	talk     *talk.Buffer                // the channels' recent talk (talk.go)
-	// lastAnswer is each channel's last answer with buttons (retireAgain).
+	// lastAnswer is each channel's last answer with buttons (noteLastAnswer).
 	lastAnswer map[string]string
 	seen       seenSet   // messages queued lately
 	missed     *missed   // the catch-up of the next READY

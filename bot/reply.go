@@ -23,6 +23,11 @@ const (
 	restTimeout = 30 * time.Second
 	// finalAttempts is how often the final content is tried before giving up.
 	finalAttempts = 5
+	// firstTextLull is how long the stream must pause before its first text
+	// is shown while more may come: a fast model's whole answer then goes
+	// out in one message with the buttons it ends with, instead of a part
+	// and an edit; a slow one shows its first words this much later.
+	firstTextLull = 10 * time.Millisecond
 )
 
 // noMentions lets no text the bot posts ping anyone: not @everyone, roles,
@@ -52,6 +57,10 @@ type reply struct {
 	view  view
 	fatal error // a Discord error that makes further writes pointless
 	wake  chan struct{}
+	// eventAt is when the last event came (guarded by mu); textOut is set
+	// once the answer's text has been written (run's own).
+	eventAt time.Time
+	textOut bool
 
 	sent     []sentMessage
 	typingAt time.Time
@@ -131,6 +140,7 @@ func (r *reply) emit(ev llm.Event) error {
 		return err
 	}
 	r.view.apply(ev)
+	r.eventAt = time.Now()
 	err := r.fatal
 	r.mu.Unlock()
 	r.signal()
@@ -166,9 +176,23 @@ func (r *reply) run(ctx context.Context) {
 	for {
 		r.mu.Lock()
 		want, final, hasText := r.view.contents(), r.view.finished(), r.view.hasText()
+		lull := firstTextLull - time.Since(r.eventAt)
 		r.mu.Unlock()
 
+		if hasText && !final && !r.textOut && lull > 0 {
+			// The first text waits for a pause in the stream (firstTextLull).
+			t := time.NewTimer(lull)
+			select {
+			case <-r.wake:
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
 		next, err := r.sync(ctx, want, final)
+		if err == nil && hasText {
+			r.textOut = true
+		}
 		switch {
 		case r.isFatal() && final:
 			return
@@ -289,6 +313,9 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 		m.content, m.at = content, now
 		if r.withButtons {
 			m.buttons = buttons
+			if buttons != "" {
+				r.b.noteLastAnswer(r.channelID, m.id)
+			}
 		}
 	}
 	return next, editErr
@@ -367,6 +394,9 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 		return "", err
 	}
 	delete(r.nonces, slot)
+	if r.withButtons && buttons != "" {
+		r.b.noteLastAnswer(r.channelID, id)
+	}
 	return id, nil
 }
 
@@ -453,6 +483,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	req, notes := b.withDocuments(ctx, req)
 	noted := false
 	emit := func(ev llm.Event) error {
+		if _, ok := ev.(llm.Done); ok {
+			b.finishing(req.ChannelID)
+		}
 		if f, ok := ev.(llm.Failed); ok && chat.Stopped(ctx) {
 			// The pipeline reports the cancelled call; the user stopped it.
 			ev = llm.Failed{Err: fmt.Errorf("%w: %w", chat.ErrStopped, f.Err)}
@@ -499,7 +532,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 				b.goDropButtons(ctx, req.ChannelID, m.id)
 			}
 		}
-		b.goRetireAgain(ctx, req.ChannelID, r.sent[last].id)
+		b.noteLastAnswer(req.ChannelID, r.sent[last].id)
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
