@@ -23,11 +23,6 @@ const (
 	restTimeout = 30 * time.Second
 	// finalAttempts is how often the final content is tried before giving up.
 	finalAttempts = 5
-	// firstTextLull is how long the stream must pause before its first text
-	// is shown while more may come: a fast model's whole answer then goes
-	// out in one message with the buttons it ends with, instead of a part
-	// and an edit; a slow one shows its first words this much later.
-	firstTextLull = 10 * time.Millisecond
 )
 
 // noMentions lets no text the bot posts ping anyone: not @everyone, roles,
@@ -176,11 +171,14 @@ func (r *reply) run(ctx context.Context) {
 	for {
 		r.mu.Lock()
 		want, final, hasText := r.view.contents(), r.view.finished(), r.view.hasText()
-		lull := firstTextLull - time.Since(r.eventAt)
+		// The first text waits for a pause in the stream: a fast model's
+		// whole answer then goes out in one message with the buttons it
+		// ends with, instead of a part and an edit; a slow one shows its
+		// first words this much later.
+		lull := r.b.opts.FirstTextLull - time.Since(r.eventAt)
 		r.mu.Unlock()
 
 		if hasText && !final && !r.textOut && lull > 0 {
-			// The first text waits for a pause in the stream (firstTextLull).
 			t := time.NewTimer(lull)
 			select {
 			case <-r.wake:
@@ -537,17 +535,24 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
 	}
-	// The turn is stored by now (the responder returned); add the ids.
+	// The turn is stored by now (the responder returned); add the ids, off
+	// the channel's worker: the channel's next turn needs the turn, not
+	// its ids.
 	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {
 		ids := make([]string, len(r.sent))
 		for i, m := range r.sent {
 			ids[i] = m.id
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-		defer cancel()
-		if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
-			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
-		}
+		b.wg.Add(1) // called by a channel worker, which holds b.wg itself: Stop waits for it
+		go func() {
+			defer b.wg.Done()
+			defer b.recoverEvent("record reply ids")
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+			defer cancel()
+			if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
+				b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+			}
+		}()
 	}
 	if failed == nil && fatal != nil {
 		failed = fatal

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,9 +73,10 @@ func outsideReply() []string {
 
 // outsidePlan is how much one driver run does.
 type outsidePlan struct {
-	turns       int           // turns per route
-	memoryTurns int           // chat turns in all before the memory reading (0: none more)
-	idle        time.Duration // how long the idle transactions are counted
+	turns       int               // turns per route
+	memoryTurns int               // chat turns in all before the memory reading (0: none more)
+	idle        time.Duration     // how long the idle transactions are counted
+	env         map[string]string // more environment for the binary (GODEBUG, GOMEMLIMIT)
 }
 
 // outsideRun is what one run measured.
@@ -100,7 +102,9 @@ type outsideTurn struct {
 
 func runOutside(t testing.TB, bin string, plan outsidePlan) outsideRun {
 	t.Helper()
-	h := newHarness(t, map[string]string{"USER_RATE_LIMIT": "0", "JMA_BASE_URL": fakeJMA(t)})
+	env := map[string]string{"USER_RATE_LIMIT": "0", "JMA_BASE_URL": fakeJMA(t)}
+	maps.Copy(env, plan.env)
+	h := newHarness(t, env)
 	child := h.startBinary(t, bin)
 	h.openPool(t)
 
@@ -260,10 +264,11 @@ func (h *harness) idleTransactions(t testing.TB, d time.Duration) float64 {
 		}
 		return n
 	}
-	// Counts the turns' backends report late would land in the window:
-	// an idle backend reports within a second (PGSTAT_MIN_INTERVAL), so the
-	// window starts two seconds into the quiet.
-	quiet := time.NewTimer(2 * time.Second)
+	// Counts the turns' backends report late would land in the window (an
+	// idle backend reports within a second, PGSTAT_MIN_INTERVAL), and so
+	// would the turns' last housekeeping: the window starts ten seconds
+	// into the quiet.
+	quiet := time.NewTimer(10 * time.Second)
 	<-quiet.C
 	a := read()
 	window := time.NewTimer(d)
