@@ -30,13 +30,7 @@ func writes(calls []discordtest.Call) []discordtest.Call {
 // chunks seem apart.)
 func TestFastAnswerGoesOutWhole(t *testing.T) {
 	t.Parallel()
-	h, _ := startFaulty(t, func(srv *discordtest.Server) {
-		srv.AddChannel(chanID)
-		srv.PutChannelInGuild(chanID, guildID)
-	}, func(o *Options) {
-		o.ButtonKey = []byte("test-key")
-		o.FirstTextLull = time.Second
-	})
+	h := startAnswerButtons(t, nil, func(o *Options) { o.FirstTextLull = time.Second })
 	chunks := []string{"速い", "モデルの", "答えは", "一度に", "出ます。"}
 	h.resp.script = say(chunks...)
 	before := len(h.srv.Calls())
