@@ -12,8 +12,8 @@
 // table every minute, those other processes made) and at each sends River's
 // own insert notification for the reminders queue (wake.go), so a reminder
 // goes out within milliseconds of its time. Each queue also polls every
-// Options.PollInterval (10 s by default) as a fallback; idle, a process
-// costs the database a few transactions a minute for it. A reminder due
+// Options.PollInterval (50 ms by default, which is most of what an idle
+// process costs the database) as a fallback. A reminder due
 // sooner than the scheduler's look-ahead is inserted as available straight
 // away, which is what the scheduler would have done on its next pass.
 //
