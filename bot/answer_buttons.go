@@ -149,12 +149,6 @@ func (b *Bot) pressAnswer(ctx context.Context, p commands.Press) commands.PressR
 	return b.again(ctx, p, a)
 }
 
-// goRetireAgain is retireAgain off the channel's worker, so the next turn
-// does not wait for the edit.
-func (b *Bot) goRetireAgain(ctx context.Context, channelID, messageID string) {
-	b.goEvent("retire 再生成", func() { b.retireAgain(context.WithoutCancel(ctx), channelID, messageID) })
-}
-
 // goDropButtons is dropButtons off the interaction's handler.
 func (b *Bot) goDropButtons(ctx context.Context, channelID, messageID string) {
 	b.goEvent("drop buttons", func() { b.dropButtons(ctx, channelID, messageID) })
@@ -188,22 +182,26 @@ func (b *Bot) goRetireStop(ctx context.Context, channelID, messageID string, a a
 // maxLastAnswers bounds the channels whose last answer is remembered.
 const maxLastAnswers = 10000
 
-// retireAgain makes messageID the last answer with buttons in channelID
-// and takes 再生成 off the one before: an older answer is not asked again,
-// the conversation has moved on. A failure is logged at debug: the old
-// button still works.
-func (b *Bot) retireAgain(ctx context.Context, channelID, messageID string) {
+// noteLastAnswer makes messageID the last answer with buttons in
+// channelID, as soon as a button is on it. The answer before keeps its 再生成: taking it off would cost
+// an edit on every turn, in the channel's few writes a second, and a press
+// of it is refused with a reason (staleAgain) instead.
+func (b *Bot) noteLastAnswer(channelID, messageID string) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.lastAnswer == nil || len(b.lastAnswer) >= maxLastAnswers {
 		b.lastAnswer = map[string]string{}
 	}
-	prev := b.lastAnswer[channelID]
 	b.lastAnswer[channelID] = messageID
-	b.mu.Unlock()
-	if prev == "" || prev == messageID {
-		return
-	}
-	b.dropButtons(ctx, channelID, prev)
+}
+
+// staleAgain reports whether messageID is an answer this process knows a
+// later answer in channelID came after.
+func (b *Bot) staleAgain(channelID, messageID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	last, ok := b.lastAnswer[channelID]
+	return ok && last != messageID
 }
 
 // dropButtons takes the buttons off an answer. A failure is logged at

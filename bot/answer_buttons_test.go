@@ -42,7 +42,7 @@ func (f *fakeTurns) list() []string {
 	return append([]string(nil), f.forgot...)
 }
 
-func startAnswerButtons(t *testing.T, turns TurnForgetter) *harness {
+func startAnswerButtons(t *testing.T, turns TurnForgetter, mods ...func(*Options)) *harness {
 	t.Helper()
 	h, _ := startFaulty(t, func(srv *discordtest.Server) {
 		srv.AddChannel(chanID)
@@ -50,6 +50,9 @@ func startAnswerButtons(t *testing.T, turns TurnForgetter) *harness {
 	}, func(o *Options) {
 		o.ButtonKey = []byte("test-key")
 		o.Turns = turns
+		for _, mod := range mods {
+			mod(o)
+		}
 	})
 	return h
 }
@@ -193,17 +196,37 @@ func TestAgainButton(t *testing.T) {
 	}
 }
 
-// When the next answer in the channel is complete, 再生成 leaves the one
-// before it: only the last answer is asked again.
+// Only the last answer is asked again. The answer before keeps its
+// 再生成 (no edit per turn takes it off), and a press of it is refused
+// with a line only the presser sees; then the button goes.
 func TestAgainOnlyOnTheLastAnswer(t *testing.T) {
 	t.Parallel()
 	h := startAnswerButtons(t, nil)
 	h.mention(chanID, "7", "一つ目")
-	h.buttonOn(chanID, "再生成")
+	first, again := h.buttonOn(chanID, "再生成")
+	before := len(h.srv.Calls())
 	h.mention(chanID, "7", "二つ目")
-	h.waitBot(chanID, func(ms []discordtest.Message) bool {
-		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && len(ms[1].Buttons()) == 1 && ms[1].Buttons()[0].Label == "再生成"
+	ms := h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && slices.Equal(labels(ms[1]), []string{"再生成"})
 	})
+	// A user presses what they see; the bot has seen Discord's answer to
+	// its post by then.
+	h.waitLastAnswer(chanID, ms[1].ID)
+	for _, c := range h.srv.Calls()[before:] {
+		if c.Method == "PATCH" && c.MessageID == first.ID {
+			t.Errorf("the first answer was edited when the second came: %s %s", c.Method, c.Path)
+		}
+	}
+	i := h.srv.PressButton(chanID, first.ID, again.CustomID, &discordgo.User{ID: "7"}, 0)
+	if got := h.ephemeral(i); got != againStaleReply {
+		t.Errorf("the first answer's 再生成 = %q, want %q", got, againStaleReply)
+	}
+	h.waitBot(chanID, func(ms []discordtest.Message) bool {
+		return len(ms) == 2 && len(ms[0].Buttons()) == 0 && slices.Equal(labels(ms[1]), []string{"再生成"})
+	})
+	if n := len(h.resp.requests()); n != 2 {
+		t.Errorf("%d answers, want 2: the old question is not answered again", n)
+	}
 }
 
 // A 再生成 that outlived the conversation going on (a restart forgot to
@@ -228,6 +251,18 @@ func TestAgainRefusedAfterTheConversationWentOn(t *testing.T) {
 	}
 	if n := len(h.resp.requests()); n != 1 {
 		t.Errorf("%d answers, want the first only", n)
+	}
+}
+
+// waitLastAnswer waits until the bot knows id as channel's last answer.
+func (h *harness) waitLastAnswer(channel, id string) {
+	h.t.Helper()
+	for h.bot.staleAgain(channel, id) {
+		select {
+		case <-h.ctx.Done():
+			h.t.Fatalf("the bot never took %s for the last answer in %s", id, channel)
+		case <-time.After(time.Millisecond):
+		}
 	}
 }
 

@@ -105,7 +105,11 @@ type Options struct {
 	// answered. Default 20.
 	MaxWaiting int
 
-	EditInterval    time.Duration    // least time between edits of one message while text streams; default 1 s
+	EditInterval time.Duration // least time between edits of one message while text streams; default 1 s
+	// FirstTextLull is how long the stream must pause before an answer's
+	// first text is shown while more may come, so that a fast model's
+	// answer goes out whole in one message; default 10 ms.
+	FirstTextLull   time.Duration
 	ShutdownTimeout time.Duration    // how long Stop lets running replies finish before cutting them; default 10 s
 	Now             func() time.Time // default time.Now
 
@@ -158,7 +162,7 @@ type Bot struct {
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	talk     *talk.Buffer                // the channels' recent talk (talk.go)
-	// lastAnswer is each channel's last answer with buttons (retireAgain).
+	// lastAnswer is each channel's last answer with buttons (noteLastAnswer).
 	lastAnswer map[string]string
 	seen       seenSet   // messages queued lately
 	missed     *missed   // the catch-up of the next READY
@@ -226,6 +230,9 @@ func New(opts Options) (*Bot, error) {
 	}
 	if opts.EditInterval <= 0 {
 		opts.EditInterval = time.Second
+	}
+	if opts.FirstTextLull <= 0 {
+		opts.FirstTextLull = 10 * time.Millisecond
 	}
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 10 * time.Second

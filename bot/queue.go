@@ -3,6 +3,7 @@ package bot
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
 )
@@ -12,7 +13,16 @@ import (
 // in parallel (the pipeline bounds LLM concurrency and reports queueing).
 type channelQueue struct {
 	jobs []*queuedTurn
+	// finishing is set once the running turn's answer is complete: what
+	// is left of it (keeping it) takes moments, so a turn arriving now
+	// is told its place only if it still waits after finishingGrace.
+	finishing bool
 }
+
+// finishingGrace is how long a turn behind one whose answer is complete
+// waits before it is told its place: usually it starts before, and the
+// notice (a write, and an edit to turn it into the answer) is saved.
+const finishingGrace = time.Second
 
 // queuedTurn is a turn waiting in its channel. A turn that has to wait
 // behind another gets a notice at once, telling its place in line; the
@@ -86,8 +96,22 @@ func (b *Bot) enqueueTurn(t *queuedTurn) bool {
 		}()
 		return true
 	}
-	go b.waitInLine(t, len(q.jobs)+1, prev)
+	var grace time.Duration
+	if q.finishing {
+		grace = finishingGrace
+	}
+	go b.waitInLine(t, len(q.jobs)+1, prev, grace)
 	return true
+}
+
+// finishing marks the running turn of channelID as complete for its user
+// (see channelQueue.finishing).
+func (b *Bot) finishing(channelID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if q, ok := b.queues[channelID]; ok {
+		q.finishing = true
+	}
 }
 
 // waiting counts the turns waiting behind the running one. The first turn
@@ -115,6 +139,7 @@ func (b *Bot) drain(channelID string, q *channelQueue) {
 		}
 		t := q.jobs[0]
 		q.jobs = q.jobs[1:]
+		q.finishing = false
 		for i, w := range q.jobs {
 			w.moveTo(i + 2)
 		}
@@ -161,12 +186,24 @@ func (b *Bot) dropQueued() int {
 // waitInLine posts the waiting notice of t, edits it as the line moves and,
 // when t's turn comes, hands the message over to the answer.
 // Notices of one channel are posted in the order of the line (after prev).
-func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}) {
+// With a grace, the notice waits that long first and is not posted at all
+// when the turn starts meanwhile.
+func (b *Bot) waitInLine(t *queuedTurn, place int, prev chan struct{}, grace time.Duration) {
 	defer b.wg.Done()
 	defer b.recoverEvent("queue notice")
 	r := newReply(b, t.req)
 	var notice *sentMessage
 	defer func() { t.notice <- notice }()
+	if grace > 0 {
+		timer := time.NewTimer(grace)
+		select {
+		case <-t.start:
+			timer.Stop()
+			close(t.posted)
+			return
+		case <-timer.C:
+		}
+	}
 	if prev != nil {
 		select {
 		case <-prev:

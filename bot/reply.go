@@ -53,6 +53,10 @@ type reply struct {
 	view  view
 	fatal error // a Discord error that makes further writes pointless
 	wake  chan struct{}
+	// eventAt is when the last event came (guarded by mu); textOut is set
+	// once the answer's text has been written (run's own).
+	eventAt time.Time
+	textOut bool
 
 	sent     []sentMessage
 	typingAt time.Time
@@ -139,6 +143,7 @@ func (r *reply) emit(ev llm.Event) error {
 		return err
 	}
 	r.view.apply(ev)
+	r.eventAt = time.Now()
 	err := r.fatal
 	r.mu.Unlock()
 	r.signal()
@@ -174,9 +179,26 @@ func (r *reply) run(ctx context.Context) {
 	for {
 		r.mu.Lock()
 		want, final, hasText := r.view.contents(), r.view.finished(), r.view.hasText()
+		// The first text waits for a pause in the stream: a fast model's
+		// whole answer then goes out in one message with the buttons it
+		// ends with, instead of a part and an edit; a slow one shows its
+		// first words this much later.
+		lull := r.b.opts.FirstTextLull - time.Since(r.eventAt)
 		r.mu.Unlock()
 
+		if hasText && !final && !r.textOut && lull > 0 {
+			t := time.NewTimer(lull)
+			select {
+			case <-r.wake:
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
 		next, err := r.sync(ctx, want, final)
+		if err == nil && hasText {
+			r.textOut = true
+		}
 		switch {
 		case r.isFatal() && final:
 			return
@@ -297,6 +319,9 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 		m.content, m.at = content, now
 		if r.withButtons {
 			m.buttons = buttons
+			if buttons != "" {
+				r.b.noteLastAnswer(r.channelID, m.id)
+			}
 		}
 	}
 	return next, editErr
@@ -375,6 +400,9 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 		return "", err
 	}
 	delete(r.nonces, slot)
+	if r.withButtons && buttons != "" {
+		r.b.noteLastAnswer(r.channelID, id)
+	}
 	return id, nil
 }
 
@@ -459,6 +487,9 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	}
 	req = b.prepare(ctx, req)
 	emit := func(ev llm.Event) error {
+		if _, ok := ev.(llm.Done); ok {
+			b.finishing(req.ChannelID)
+		}
 		if f, ok := ev.(llm.Failed); ok && chat.Stopped(ctx) {
 			// The pipeline reports the cancelled call; the user stopped it.
 			ev = llm.Failed{Err: fmt.Errorf("%w: %w", chat.ErrStopped, f.Err)}
@@ -503,7 +534,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 				b.goDropButtons(ctx, req.ChannelID, m.id)
 			}
 		}
-		b.goRetireAgain(ctx, req.ChannelID, r.sent[last].id)
+		b.noteLastAnswer(req.ChannelID, r.sent[last].id)
 	}
 	if failed == nil && len(r.files) > 0 {
 		r.sendFiles(ctx, req.MessageID)
@@ -511,17 +542,24 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	if failed == nil {
 		r.sendOffers(ctx)
 	}
-	// The turn is stored by now (the responder returned); add the ids.
+	// The turn is stored by now (the responder returned); add the ids, off
+	// the channel's worker: the channel's next turn needs the turn, not
+	// its ids.
 	if b.opts.Replies != nil && failed == nil && len(r.sent) > 0 {
 		ids := make([]string, len(r.sent))
 		for i, m := range r.sent {
 			ids[i] = m.id
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-		defer cancel()
-		if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
-			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
-		}
+		b.wg.Add(1) // called by a channel worker, which holds b.wg itself: Stop waits for it
+		go func() {
+			defer b.wg.Done()
+			defer b.recoverEvent("record reply ids")
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+			defer cancel()
+			if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
+				b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+			}
+		}()
 	}
 	if failed == nil && fatal != nil {
 		failed = fatal

@@ -64,9 +64,13 @@ func InsertAPILog(ctx context.Context, q Querier, p APILogParams) error {
 		return fmt.Errorf("insert api log for model %q: %w", p.Model, err)
 	}
 	p.Request, p.Response = req, capText(p.Response, MaxAPILogBody)
+	// The log is a record written at the end of every model call, on the
+	// turn's path: its commit does not wait for the WAL to reach the disk
+	// (a database crash may forget the last calls' records, nothing else).
 	_, err = q.Exec(ctx, `
 INSERT INTO api_logs (model, request, response, error, latency_ms, prompt_tokens, completion_tokens, created_at, turn_id, kind, space, session_key)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
 		p.Model, p.Request, p.Response, p.Error, p.Latency.Milliseconds(),
 		p.PromptTokens, p.CompletionTokens, utcOrNow(p.CreatedAt), p.TurnID, p.Kind, p.Space, p.SessionKey)
 	if err != nil {

@@ -11,10 +11,11 @@ import (
 
 // How often Watch pings: often while the database is away, so its return is
 // seen within a second; rarely while it answers, since the parts that fail
-// first ask Check at once.
+// first ask Check at once (and an idle process's pings are most of what it
+// costs the database).
 const (
 	watchWhileDown = time.Second
-	watchWhileUp   = 5 * time.Second
+	watchWhileUp   = 30 * time.Second
 	watchTimeout   = 2 * time.Second
 )
 

@@ -58,6 +58,12 @@ func (m *Memory) Record(ctx context.Context, key SessionKey, turn Turn) error {
 	}
 	var stored []db.Message
 	err = pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		// The channel's next turn waits for this one to be kept: the
+		// commit does not wait for the disk too (a database crash may
+		// forget the last second's turns, which Discord still shows).
+		if err := db.CommitWithoutFlush(ctx, tx); err != nil {
+			return err
+		}
 		s, err := db.UpsertSession(ctx, tx, db.SessionParams{
 			Key: string(key), Source: turn.Source, GuildID: turn.GuildID, ChannelID: turn.ChannelID,
 			Space: string(space), At: replyAt,

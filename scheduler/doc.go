@@ -31,12 +31,17 @@
 // # Timing
 //
 // River moves a scheduled job to "available" when its leader's scheduler
-// passes (every 5 s, looking 5 s ahead), and a producer picks an available job
-// once its scheduled_at has come, polling every Options.PollInterval (50 ms by
-// default). So a reminder made 10 s or more ahead runs within about
-// PollInterval of its time. A reminder due sooner than the scheduler's look-
-// ahead is inserted as available straight away, which is what the scheduler
-// would have done on its next pass.
+// passes (every 5 s, looking 5 s ahead), and a producer fetches an available
+// job once its scheduled_at has come and something tells it to look. The
+// scheduler tells it: it keeps the due time of every reminder job (those
+// inserted here, those River retries or snoozes here, and, read from River's
+// table every minute, those other processes made) and at each sends River's
+// own insert notification for the reminders queue (wake.go), so a reminder
+// goes out within milliseconds of its time. Each queue also polls every
+// Options.PollInterval (50 ms by default, which is most of what an idle
+// process costs the database) as a fallback. A reminder due
+// sooner than the scheduler's look-ahead is inserted as available straight
+// away, which is what the scheduler would have done on its next pass.
 //
 // # Reminders
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -69,8 +70,12 @@ type Options struct {
 	ReminderWorkers int
 	JobWorkers      int // named jobs run at once; default 2
 
-	// PollInterval is how often each queue looks for jobs that came due;
-	// it bounds how late a reminder is. Default 50 ms.
+	// PollInterval is how often each queue looks for jobs that came due
+	// when nothing woke it: a reminder's queue is woken at its due time
+	// (see wake.go), a named job's when it is inserted, so the poll is a
+	// fallback, and it sets what an idle process costs (two queues at
+	// 50 ms: 40 transactions a second). Default 50 ms: some end-to-end
+	// tests still depend on it (see docs/performance.md); 10 s is the aim.
 	PollInterval time.Duration
 	// SendTimeout bounds one Discord call. Default 15 s.
 	SendTimeout time.Duration
@@ -175,6 +180,11 @@ type Scheduler struct {
 	client *river.Client[pgx.Tx]
 	log    *slog.Logger
 
+	// wake wakes the reminders queue at its jobs' due times; nil when
+	// the queue is not worked.
+	wake     *waker
+	stopWake context.CancelFunc
+
 	mu       sync.Mutex
 	jobs     map[string]JobFunc
 	started  bool
@@ -265,6 +275,13 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 			FetchPollInterval: opts.PollInterval,
 		}
 	}
+	if opts.Discord != nil {
+		s.wake = newWaker(QueueReminders, s.log,
+			riverWake(func() riverdriver.Executor { return s.client.Driver().GetExecutor() }, QueueReminders),
+			func(ctx context.Context, before time.Time) ([]time.Time, error) {
+				return db.JobsDueBefore(ctx, pool, QueueReminders, before, maxWakes)
+			})
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID:                opts.ClientID,
 		Logger:            slog.New(&riverLog{Handler: s.log.Handler(), db: opts.Database}),
@@ -276,7 +293,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 		// a named job is not taken for stuck before its JobTimeout.
 		JobTimeout:           s.reminderTimeout(),
 		RescueStuckJobsAfter: max(opts.RescueAfter, s.reminderTimeout()),
-		Middleware:           []rivertype.Middleware{river.JobInsertMiddlewareFunc(availableSoon)},
+		Middleware:           []rivertype.Middleware{river.JobInsertMiddlewareFunc(s.availableSoon)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: new river client: %w", err)
@@ -290,13 +307,19 @@ func New(pool *pgxpool.Pool, opts Options) (*Scheduler, error) {
 
 // availableSoon inserts reminder jobs due within River's scheduler look-ahead
 // as available, as that scheduler would on its next pass; otherwise one due
-// in 3 s could wait up to 5 s for it.
-func availableSoon(ctx context.Context, params []*rivertype.JobInsertParams, next func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+// in 3 s could wait up to 5 s for it. Each reminder job's due time is kept
+// to wake its queue at.
+func (s *Scheduler) availableSoon(ctx context.Context, params []*rivertype.JobInsertParams, next func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
 	horizon := time.Now().Add(riverSchedulerLookahead)
 	for _, p := range params {
-		if p.Kind == (reminderArgs{}).Kind() && p.State == rivertype.JobStateScheduled &&
-			p.ScheduledAt != nil && p.ScheduledAt.Before(horizon) {
+		if p.Kind != (reminderArgs{}).Kind() {
+			continue
+		}
+		if p.State == rivertype.JobStateScheduled && p.ScheduledAt != nil && p.ScheduledAt.Before(horizon) {
 			p.State = rivertype.JobStateAvailable
+		}
+		if s.wake != nil && p.ScheduledAt != nil {
+			s.wake.add(*p.ScheduledAt)
 		}
 	}
 	return next(ctx)
@@ -315,6 +338,22 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		return fmt.Errorf("scheduler: start: %w", err)
 	}
 	s.started = true
+	if s.wake != nil {
+		wctx, cancel := context.WithCancel(ctx)
+		// A retry or a snooze moves a job's time without an insert: River
+		// tells of them as events.
+		events, unsubscribe := s.client.Subscribe(river.EventKindJobFailed, river.EventKindJobSnoozed)
+		done := make(chan struct{}, 2)
+		s.stopWake = func() { cancel(); unsubscribe(); <-done; <-done }
+		go func() {
+			defer func() { done <- struct{}{} }()
+			s.wake.run(wctx)
+		}()
+		go func() {
+			defer func() { done <- struct{}{} }()
+			s.wake.follow(wctx, events)
+		}()
+	}
 	if _, err := s.PlanUpcoming(ctx); err != nil {
 		// The planner's next run (within a minute) tries again.
 		s.log.Error("planning due reminders at start", "err", err)
@@ -333,6 +372,9 @@ func (s *Scheduler) Stop(ctx context.Context) error {
 		return nil
 	}
 	s.stopOnce.Do(func() {
+		if s.stopWake != nil {
+			s.stopWake()
+		}
 		err := s.client.Stop(ctx)
 		if err != nil && ctx.Err() != nil {
 			// Out of patience: cancel the jobs still running. Their

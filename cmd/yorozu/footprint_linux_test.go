@@ -128,7 +128,7 @@ func footprintReply(question string) string {
 // changes what its mapped pages weigh: the same binary measured 36 MB
 // resident as the linker wrote it, 39 MB rewritten with one write, and
 // 33.5 MB read from disk.
-func buildYorozu(b *testing.B) string {
+func buildYorozu(b testing.TB) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "yorozu")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
