@@ -24,7 +24,7 @@ func examplePath(path string) string {
 // openPath lists what may be served without a login.
 func openPath(path string) bool {
 	switch path {
-	case "/login", "/api/login", "/healthz", "/readyz":
+	case "/login", "/api/login", "/healthz", "/readyz", "/favicon.ico":
 		return true
 	}
 	return strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/assets/")
