@@ -40,7 +40,7 @@ const testSendTimeout = 5 * time.Minute
 
 // scheduleRequest is the 予定 form: what, where and when in words.
 type scheduleRequest struct {
-	Kind      string `json:"kind"` // db.KindRemind (default) or db.KindPost
+	Kind      string `json:"kind"` // db.KindRemind (default), db.KindPost or db.KindDigest
 	GuildID   string `json:"guild_id"`
 	ChannelID string `json:"channel_id"`
 	// UserID is the member a reminder pings; "" for nobody (AdminUser).
@@ -122,8 +122,8 @@ func (s *Server) scheduleParams(w http.ResponseWriter, req scheduleRequest) (db.
 	}
 	content := strings.TrimSpace(req.Content)
 	switch {
-	case kind != db.KindRemind && kind != db.KindPost:
-		writeFieldError(w, "kind", "リマインダーか定期投稿を選んでください")
+	case kind != db.KindRemind && !db.PostKind(kind):
+		writeFieldError(w, "kind", "リマインダー・定期投稿・話題のまとめのどれかを選んでください")
 		return db.ReminderParams{}, false
 	case req.GuildID == "" || req.ChannelID == "":
 		writeFieldError(w, "channel_id", "送り先のチャンネルを選んでください")
@@ -136,7 +136,7 @@ func (s *Server) scheduleParams(w http.ResponseWriter, req scheduleRequest) (db.
 		return db.ReminderParams{}, false
 	}
 	user := req.UserID
-	if user == "" || kind == db.KindPost {
+	if user == "" || db.PostKind(kind) {
 		user = AdminUser
 	}
 	return db.ReminderParams{SessionKey: "discord:channel:" + req.ChannelID, GuildID: req.GuildID, ChannelID: req.ChannelID,
