@@ -15,11 +15,18 @@ import (
 // (Options.Observe) but not handed to the Recorder.
 type BackgroundClient struct {
 	p *Pipeline
-	c *Client
+	c chatEmbedder
+}
+
+// chatEmbedder is what background work needs of a model server: *Client
+// (Ollama) and openaicompat.Client have it.
+type chatEmbedder interface {
+	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+	Embed(ctx context.Context, req *api.EmbedRequest) (*api.EmbedResponse, error)
 }
 
 // BackgroundClient returns the client for background work through c.
-func (p *Pipeline) BackgroundClient(c *Client) *BackgroundClient {
+func (p *Pipeline) BackgroundClient(c chatEmbedder) *BackgroundClient {
 	return &BackgroundClient{p: p, c: c}
 }
 
