@@ -189,7 +189,11 @@ func modelsInForce(get func(key string) string, embed string) []modelUse {
 // ollamaChecker is what the Ollama checks ask: whether the server answers,
 // and what a model can do (llm.Pipeline's cached /api/show).
 type ollamaChecker struct {
-	host         string // OLLAMA_HOST, for the messages
+	host string // OLLAMA_HOST (or OPENAI_BASE_URL), for the messages
+	// openAI says the server is an OpenAI-compatible one (OPENAI_BASE_URL
+	// without OLLAMA_HOST): the messages and fixes name it and its
+	// variables; a missing model has no `ollama pull`.
+	openAI       bool
 	version      func(ctx context.Context) (string, error)
 	capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
 }
@@ -206,6 +210,9 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 	v, err := o.version(cctx)
 	cancel()
 	reach := finding{group: "ollama", label: "Ollama " + o.host}
+	if o.openAI {
+		return o.checkOpenAI(ctx, models, v, err)
+	}
 	if err != nil {
 		reach.level, reach.code = levelFail, "ollama_unreachable"
 		reach.message = fmt.Sprintf("Ollama に接続できません / cannot reach Ollama at %s: %v", o.host, err)
@@ -232,12 +239,19 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 		f.level, f.code = levelFail, "model_not_pulled"
 		f.message = fmt.Sprintf("モデル %s (%s) がありません / model %s (%s) is not pulled", m.name, vars, m.name, vars)
 		f.fix = "Ollama のサーバーで実行してください / run on the Ollama server: " + missing.PullCommand()
+		if missing.Server != "" {
+			f.fix = "モデルサーバーでモデルを読み込むか、" + vars + " をサーバーの /v1/models にある名前にしてください / " +
+				"load the model on the server, or set " + vars + " to a name its /v1/models lists"
+		}
 		return f
 	}
 	if err != nil {
 		f.level, f.code = levelFail, "model_check_failed"
 		f.message = fmt.Sprintf("モデル %s (%s) を確かめられません / could not check model %s (%s): %v", m.name, vars, m.name, vars, err)
 		f.fix = "Ollama のログを確認してください / check Ollama's log"
+		if o.openAI {
+			f.fix = "モデルサーバーのログを確認してください / check the model server's log"
+		}
 		return f
 	}
 	// An Ollama too old to report capabilities reports none: say nothing.
@@ -253,4 +267,29 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 		f.message += " (" + strings.Join(caps.All, ", ") + ")"
 	}
 	return f
+}
+
+// checkOpenAI is check for an OpenAI-compatible server: v and err are what
+// asking it (GET /models) gave.
+func (o ollamaChecker) checkOpenAI(ctx context.Context, models []modelUse, v string, err error) []finding {
+	reach := finding{group: "ollama", label: "model server " + o.host}
+	if err != nil {
+		reach.level, reach.code = levelFail, "ollama_unreachable"
+		reach.message = fmt.Sprintf("モデルサーバーに接続できません / cannot reach the model server at %s: %v", o.host, err)
+		reach.fix = "モデルサーバー (llama-server、vLLM など) を起動するか、OPENAI_BASE_URL をそのアドレス (ふつうは /v1 で終わる) にしてください / " +
+			"start the model server (llama-server, vLLM, …) or set OPENAI_BASE_URL to its address (usually ending in /v1)"
+		var key *llm.KeyRefusedError
+		if errors.As(err, &key) {
+			reach.code = "model_server_key_refused"
+			reach.fix = key.KeyVar + " を正しい API キーにしてください / set " + key.KeyVar + " to a valid API key"
+		}
+		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
+			message: "モデルサーバーに接続できないためモデルを確かめられません / the models cannot be checked while the model server is unreachable"}}
+	}
+	reach.message = fmt.Sprintf("モデルサーバー %s に接続できます (%s) / the model server at %s answers (%s)", o.host, v, o.host, v)
+	out := []finding{reach}
+	for _, m := range models {
+		out = append(out, o.checkModel(ctx, m))
+	}
+	return out
 }

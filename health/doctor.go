@@ -18,6 +18,7 @@ import (
 	"github.com/yorozu-bot/yorozu/config"
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/llm/openaicompat"
 	"github.com/yorozu-bot/yorozu/scheduler"
 	"github.com/yorozu-bot/yorozu/tools/browse"
 	"github.com/yorozu-bot/yorozu/tools/fetch"
@@ -28,7 +29,7 @@ import (
 
 // DoctorSummary is what `yorozu doctor -h` says it does.
 const DoctorSummary = "check the setup and print a checklist: the settings, DATA_DIR, the database,\n" +
-	"Discord, Ollama and the models, the search backend, JMA, where the scheduled\n" +
+	"Discord, the model server (Ollama or OpenAI-compatible) and the models, the search backend, JMA, where the scheduled\n" +
 	"posts go, MCP_SERVERS. ✅ fine, ⚠️ worked around, ❌ to fix (the fix follows).\n" +
 	"It changes nothing and posts nothing; the exit status is 1 when something is ❌"
 
@@ -108,11 +109,10 @@ func Doctor(ctx context.Context, o DoctorOptions) error {
 		get = settings.Get
 	}
 	doctorDiscord(ctx, c, cfg)
-	ollama := llm.NewClient(cfg.OllamaHost, nil)
-	checker := ollamaChecker{
-		host:         config.RedactURL(cfg.OllamaHost.String()),
-		version:      ollama.Version,
-		capabilities: llm.New(llm.Options{Client: ollama}).Capabilities,
+	checker, err := doctorModelServer(cfg)
+	if err != nil {
+		c.add(finding{level: levelFail, message: "OPENAI_BASE_URL: " + err.Error()})
+		return c.finish()
 	}
 	for _, f := range checker.check(ctx, modelsInForce(get, cfg.EmbedModel)) {
 		c.add(f)
@@ -389,4 +389,20 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 		out = append(out, f)
 	}
 	return out
+}
+
+// doctorModelServer is the checker of the model server serve would use:
+// Ollama, or the OpenAI-compatible server when only OPENAI_BASE_URL is set.
+func doctorModelServer(cfg *config.Config) (ollamaChecker, error) {
+	if cfg.OpenAIOnly() {
+		c, err := openaicompat.FromConfig(cfg.OpenAI)
+		if err != nil {
+			return ollamaChecker{}, err
+		}
+		return ollamaChecker{host: config.RedactURL(cfg.OpenAI.BaseURL), openAI: true, version: c.Version,
+			capabilities: llm.New(llm.Options{Client: c}).Capabilities}, nil
+	}
+	ollama := llm.NewClient(cfg.OllamaHost, nil)
+	return ollamaChecker{host: config.RedactURL(cfg.OllamaHost.String()), version: ollama.Version,
+		capabilities: llm.New(llm.Options{Client: ollama}).Capabilities}, nil
 }

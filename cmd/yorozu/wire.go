@@ -47,7 +47,7 @@ type app struct {
 	cfg     *config.Config
 	logger  *slog.Logger
 	db      *database
-	ollama  *llm.Client // the one client every part reaches Ollama with
+	ollama  modelServer // the one client every part reaches the model server with
 	llm     *llm.Pipeline
 	tools   *tools.Registry
 	mcp     *mcp.Servers
@@ -101,7 +101,11 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.chanlog = chanlog.New(d.pool, chanlog.Options{Logger: logger})
 	a.metrics = a.newMetrics()
-	a.ollama = llm.NewClient(cfg.OllamaHost, nil)
+	server, err := newModelServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.ollama = server
 	a.llm = llm.New(llm.Options{
 		Client:      a.ollama,
 		Recorder:    chat.CallLog{DB: d.pool},
@@ -112,7 +116,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		QueueWait:   a.metrics.QueueWait,
 	})
 	a.health = health.NewChecker(health.CheckerOptions{
-		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(),
+		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(), OpenAIBaseURL: openAIOnly(cfg),
 		Version: a.ollama.Version, Capabilities: a.llm.Capabilities,
 		Setting: a.setting, EmbedModel: cfg.EmbedModel, Logger: logger,
 	})
