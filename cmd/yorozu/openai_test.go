@@ -151,3 +151,44 @@ func TestOpenAICompatibleKeyRefusedNamesTheVariable(t *testing.T) {
 		t.Errorf("bot posted %d messages, want 1", n)
 	}
 }
+
+// BenchmarkToModelOpenAI is BenchmarkToModel's chat route on an
+// OpenAI-compatible server: from the mention to the chat request reaching
+// the fake server's handler (ms-to-model, median; target ≤ 3 ms), in a
+// channel holding 100,000 earlier messages, on an idle bot.
+func BenchmarkToModelOpenAI(b *testing.B) {
+	h, srv := startOpenAI(b, map[string]string{"USER_RATE_LIMIT": "0"})
+	const seeded = 100_000
+	seedMessages(b, h, seeded)
+	var mu sync.Mutex
+	var arrived time.Time
+	srv.HandleTimed(func(req openaitest.Request, at time.Time) openaitest.Reply {
+		if !req.Stream {
+			return openaitest.Text("- 要約。")
+		}
+		mu.Lock()
+		if arrived.IsZero() {
+			arrived = at
+		}
+		mu.Unlock()
+		return openaitest.Text("了解です。")
+	})
+	toModel := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		mu.Lock()
+		arrived = time.Time{}
+		mu.Unlock()
+		t0 := time.Now()
+		h.mention(aliceID, "ベンチマークの質問です")
+		h.waitAnswers(b, i+1, "了解です。")
+		b.StopTimer()
+		mu.Lock()
+		toModel = append(toModel, arrived.Sub(t0))
+		mu.Unlock()
+		h.settle(b, seeded+2*(i+1))
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(median(toModel)), "ms-to-model")
+}
