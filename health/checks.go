@@ -209,24 +209,46 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
 	v, err := o.version(cctx)
 	cancel()
-	reach := finding{group: "ollama", label: "Ollama " + o.host}
-	if o.openAI {
-		return o.checkOpenAI(ctx, models, v, err)
-	}
+	t := o.texts()
+	reach := finding{group: "ollama", label: t.label + " " + o.host}
 	if err != nil {
 		reach.level, reach.code = levelFail, "ollama_unreachable"
-		reach.message = fmt.Sprintf("Ollama に接続できません / cannot reach Ollama at %s: %v", o.host, err)
-		reach.fix = "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
-			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs"
+		reach.message = fmt.Sprintf("%s接続できません / cannot reach %s at %s: %v", t.jaNi, t.en, o.host, err)
+		reach.fix = t.fix
+		var key *llm.KeyRefusedError
+		if errors.As(err, &key) {
+			reach.code = "model_server_key_refused"
+			reach.fix = key.KeyVar + " を正しい API キーにしてください / set " + key.KeyVar + " to a valid API key"
+		}
 		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
-			message: "Ollama に接続できないためモデルを確かめられません / the models cannot be checked while Ollama is unreachable"}}
+			message: fmt.Sprintf("%s接続できないためモデルを確かめられません / the models cannot be checked while %s is unreachable", t.jaNi, t.en)}}
 	}
-	reach.message = fmt.Sprintf("Ollama %s に接続できます (version %s) / Ollama at %s answers (version %s)", o.host, v, o.host, v)
+	reach.message = fmt.Sprintf("%s %s に接続できます (%s) / %s at %s answers (%s)", t.ja, o.host, t.version(v), t.en, o.host, t.version(v))
 	out := []finding{reach}
 	for _, m := range models {
 		out = append(out, o.checkModel(ctx, m))
 	}
 	return out
+}
+
+// serverTexts are how the checks name a kind of server.
+type serverTexts struct {
+	label, ja, en, fix string
+	jaNi               string // ja with the particle に, spaced as Japanese text wants
+	version            func(v string) string
+}
+
+func (o ollamaChecker) texts() serverTexts {
+	if o.openAI {
+		return serverTexts{label: "model server", ja: "モデルサーバー", jaNi: "モデルサーバーに", en: "the model server",
+			fix: "モデルサーバー (llama-server、vLLM など) を起動するか、OPENAI_BASE_URL をそのアドレス (ふつうは /v1 で終わる) にしてください / " +
+				"start the model server (llama-server, vLLM, …) or set OPENAI_BASE_URL to its address (usually ending in /v1)",
+			version: func(v string) string { return v }}
+	}
+	return serverTexts{label: "Ollama", ja: "Ollama", jaNi: "Ollama に", en: "Ollama",
+		fix: "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
+			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs",
+		version: func(v string) string { return "version " + v }}
 }
 
 func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
@@ -267,29 +289,4 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 		f.message += " (" + strings.Join(caps.All, ", ") + ")"
 	}
 	return f
-}
-
-// checkOpenAI is check for an OpenAI-compatible server: v and err are what
-// asking it (GET /models) gave.
-func (o ollamaChecker) checkOpenAI(ctx context.Context, models []modelUse, v string, err error) []finding {
-	reach := finding{group: "ollama", label: "model server " + o.host}
-	if err != nil {
-		reach.level, reach.code = levelFail, "ollama_unreachable"
-		reach.message = fmt.Sprintf("モデルサーバーに接続できません / cannot reach the model server at %s: %v", o.host, err)
-		reach.fix = "モデルサーバー (llama-server、vLLM など) を起動するか、OPENAI_BASE_URL をそのアドレス (ふつうは /v1 で終わる) にしてください / " +
-			"start the model server (llama-server, vLLM, …) or set OPENAI_BASE_URL to its address (usually ending in /v1)"
-		var key *llm.KeyRefusedError
-		if errors.As(err, &key) {
-			reach.code = "model_server_key_refused"
-			reach.fix = key.KeyVar + " を正しい API キーにしてください / set " + key.KeyVar + " to a valid API key"
-		}
-		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
-			message: "モデルサーバーに接続できないためモデルを確かめられません / the models cannot be checked while the model server is unreachable"}}
-	}
-	reach.message = fmt.Sprintf("モデルサーバー %s に接続できます (%s) / the model server at %s answers (%s)", o.host, v, o.host, v)
-	out := []finding{reach}
-	for _, m := range models {
-		out = append(out, o.checkModel(ctx, m))
-	}
-	return out
 }

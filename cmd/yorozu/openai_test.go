@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/yorozu-bot/yorozu/db/dbtest"
 	"github.com/yorozu-bot/yorozu/llm/openaicompat/openaitest"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
 )
@@ -191,4 +194,37 @@ func BenchmarkToModelOpenAI(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(ms(median(toModel)), "ms-to-model")
+}
+
+// TestDoctorOnOpenAICompatibleServer: `yorozu doctor` with OPENAI_BASE_URL
+// alone checks that server and its models (never Ollama), and a refused key
+// is told with the variable to fix.
+func TestDoctorOnOpenAICompatibleServer(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.AddModel(model, "tools")
+	srv.AddModel(embedModel, "embedding")
+	env := map[string]string{"DATA_DIR": t.TempDir(), "DATABASE_URL": dbtest.URL(t), "OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test"}
+	doctor := func() string {
+		var stdout, stderr bytes.Buffer
+		_ = run(context.Background(), []string{"doctor"}, func(k string) string { return env[k] }, &stdout, &stderr)
+		return stdout.String()
+	}
+	out := doctor()
+	for _, want := range []string{
+		"✅ モデルサーバー " + srv.URL() + " に接続できます (OpenAI-compatible, 2 models)",
+		"✅ モデル qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
+	} {
+		if !strings.Contains(out, "\n"+want) {
+			t.Errorf("no line starting %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Ollama に接続") || strings.Contains(out, "sk-test") {
+		t.Errorf("doctor speaks of Ollama or shows the key:\n%s", out)
+	}
+
+	srv.RequireKey("sk-other")
+	out = doctor()
+	if !strings.Contains(out, "❌ モデルサーバーに接続できません") || !strings.Contains(out, "→ OPENAI_API_KEY を正しい API キーにしてください") {
+		t.Errorf("a refused key is not told with its variable:\n%s", out)
+	}
 }

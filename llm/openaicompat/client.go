@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -99,7 +98,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTP
 	if hc == nil {
-		hc = httpClient()
+		hc = llm.HTTPClient()
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(u.String()),
@@ -118,15 +117,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.oa = openai.NewClient(opts...)
 	return c, nil
-}
-
-// httpClient is the HTTP client a Client gets by default.
-func httpClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = 10 * time.Second
-	t.MaxIdleConnsPerHost = 8
-	return &http.Client{Transport: t}
 }
 
 // Server is the server's base URL with any password masked.

@@ -32,23 +32,12 @@ func Capabilities(byModel map[string][]string) map[string]llm.Capabilities {
 	}
 	out := make(map[string]llm.Capabilities, len(byModel))
 	for name, caps := range byModel {
-		var c llm.Capabilities
+		var names []string
 		chat := slices.ContainsFunc(caps, func(s string) bool { return s != string(model.CapabilityEmbedding) })
 		if chat && !slices.Contains(caps, string(model.CapabilityCompletion)) {
-			c.All = append(c.All, string(model.CapabilityCompletion))
+			names = append(names, string(model.CapabilityCompletion))
 		}
-		for _, s := range caps {
-			c.All = append(c.All, s)
-			switch model.Capability(s) {
-			case model.CapabilityTools:
-				c.Tools = true
-			case model.CapabilityVision:
-				c.Vision = true
-			case model.CapabilityThinking:
-				c.Thinking = true
-			}
-		}
-		out[name] = c
+		out[name] = llm.CapabilitiesOf(append(names, caps...)...)
 	}
 	return out
 }

@@ -20,8 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/yorozu-bot/yorozu/internal/servetest"
 )
 
 // ToolCallDelta is one piece of a streamed tool call, as OpenAI sends it:
@@ -143,13 +143,11 @@ type Request struct {
 
 // Server is a fake OpenAI-compatible server. It is safe for concurrent use.
 type Server struct {
-	t    testing.TB
-	addr string
-	url  *url.URL
-	mux  *http.ServeMux
+	url *url.URL
+	mux *http.ServeMux
+	ln  *servetest.Listener
 
 	mu         sync.Mutex
-	hs         *http.Server
 	models     map[string][]string
 	order      []string
 	script     []Reply
@@ -166,53 +164,24 @@ type Server struct {
 // New starts a fake server on a loopback port; it is closed in t.Cleanup.
 func New(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("openaitest: listen: %v", err)
-	}
-	s := &Server{t: t, addr: ln.Addr().String(), models: map[string][]string{}, embed: hashEmbed, cancelled: make(chan struct{}, 64)}
-	s.url = &url.URL{Scheme: "http", Host: s.addr, Path: "/v1"}
+	s := &Server{models: map[string][]string{}, embed: servetest.HashEmbed, cancelled: make(chan struct{}, 64)}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /v1/models", s.serveModels)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	s.mux.HandleFunc("POST /v1/embeddings", s.serveEmbed)
-	s.serve(ln)
-	t.Cleanup(s.Down)
+	s.ln = servetest.Listen(t, s.mux)
+	s.url = &url.URL{Scheme: "http", Host: s.ln.Addr(), Path: "/v1"}
 	return s
-}
-
-func (s *Server) serve(ln net.Listener) {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
-	s.hs = hs
-	go func() { _ = hs.Serve(ln) }()
 }
 
 // URL is the API root, e.g. http://127.0.0.1:41234/v1 (OPENAI_BASE_URL).
 func (s *Server) URL() string { return s.url.String() }
 
 // Down makes the server refuse connections; Up restores it on the same URL.
-func (s *Server) Down() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hs != nil {
-		_ = s.hs.Close()
-		s.hs = nil
-	}
-}
+func (s *Server) Down() { s.ln.Down() }
 
 // Up listens again on the same address after Down.
-func (s *Server) Up() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hs != nil {
-		return
-	}
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		s.t.Fatalf("openaitest: listen again on %s: %v", s.addr, err)
-	}
-	s.serve(ln)
-}
+func (s *Server) Up() { s.ln.Up() }
 
 // AddModel lists a model with what it can do: "tools", "vision",
 // "embedding" (an embedding-only model refuses chat).
@@ -271,7 +240,7 @@ func (s *Server) SetEmbed(f func(model, input string) []float32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f == nil {
-		f = hashEmbed
+		f = servetest.HashEmbed
 	}
 	s.embed = f
 }
@@ -598,18 +567,14 @@ func (s *Server) cancel() {
 	}
 }
 
-// wait blocks until gate is closed; false when the request went away first.
+// wait blocks until gate is closed; false when the request went away
+// first (and then it counts as cancelled).
 func (s *Server) wait(ctx context.Context, gate <-chan struct{}) bool {
-	if gate == nil {
-		return true
-	}
-	select {
-	case <-gate:
-		return true
-	case <-ctx.Done():
+	if !servetest.Wait(ctx, gate) {
 		s.cancel()
 		return false
 	}
+	return true
 }
 
 func finishReason(reply Reply) string {
@@ -762,31 +727,6 @@ func (s *Server) whole(w http.ResponseWriter, req Request, reply Reply) {
 		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finishReason(reply)}},
 		"usage":   usage(req, reply),
 	})
-}
-
-// hashEmbed is the default embedding: a unit vector derived from the
-// input's words, so equal texts get equal vectors.
-func hashEmbed(_ string, input string) []float32 {
-	const dims = 32
-	v := make([]float32, dims)
-	for _, word := range strings.Fields(strings.ToLower(input)) {
-		h := fnv.New32a()
-		_, _ = h.Write([]byte(word))
-		v[h.Sum32()%dims]++
-	}
-	var norm float64
-	for _, x := range v {
-		norm += float64(x * x)
-	}
-	if norm == 0 {
-		v[0] = 1
-		return v
-	}
-	n := float32(math.Sqrt(norm))
-	for i := range v {
-		v[i] /= n
-	}
-	return v
 }
 
 func digest(s string) string {
