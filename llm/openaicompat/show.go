@@ -17,12 +17,6 @@ import (
 	"github.com/yorozu-bot/yorozu/llm"
 )
 
-// Capability names MODEL_CAPABILITIES takes; they are Ollama's.
-var knownCapabilities = []string{
-	string(model.CapabilityCompletion), string(model.CapabilityTools), string(model.CapabilityVision),
-	string(model.CapabilityThinking), string(model.CapabilityEmbedding),
-}
-
 // Capabilities turns capability names by model (config's
 // MODEL_CAPABILITIES, already validated) into llm.Capabilities. A model
 // given anything but embedding alone also completes.
@@ -41,9 +35,6 @@ func Capabilities(byModel map[string][]string) map[string]llm.Capabilities {
 	}
 	return out
 }
-
-// KnownCapabilities lists the names Capabilities understands.
-func KnownCapabilities() []string { return slices.Clone(knownCapabilities) }
 
 // Show answers a model's capabilities as Ollama's /api/show does. The model
 // must be among the server's models (GET /models, asked at most every
