@@ -105,12 +105,17 @@ type FailureTexts struct {
 // Text is what a person is told when a turn failed with err: Timeout for
 // ErrTurnTimeout (it wins, whatever the call it cut reported), the model and
 // its pull command for a model that is not installed (MissingModelNotice),
-// Unavailable for llm.ErrUnavailable, else Other.
+// what the model server said for a refused key, a 429, an answer that is
+// not its API or refused images (ServerNotice), Unavailable for
+// llm.ErrUnavailable, else Other.
 func (t FailureTexts) Text(err error) string {
 	if errors.Is(err, ErrTurnTimeout) {
 		return t.Timeout
 	}
 	if notice, ok := MissingModelNotice(err); ok {
+		return notice
+	}
+	if notice, ok := ServerNotice(err); ok {
 		return notice
 	}
 	if errors.Is(err, llm.ErrUnavailable) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
 )
@@ -79,6 +80,15 @@ func TestFailureTexts(t *testing.T) {
 		{"timeout", fmt.Errorf("%w after 5m0s: chat qwen3:4b: %w", ErrTurnTimeout, context.DeadlineExceeded), "timeout"},
 		{"timeout of an unavailable call", fmt.Errorf("%w after 5m0s: %w", ErrTurnTimeout, llm.ErrUnavailable), "timeout"},
 		{"missing model", fmt.Errorf("weather: %w", missing), "モデル gemma3:12b が見つかりません。サーバーで `ollama pull gemma3:12b` を実行してください。"},
+		{"missing model on an OpenAI-compatible server", fmt.Errorf("chat: %w", &llm.ModelNotFoundError{Op: "chat", Model: "qwen3-8b", Server: "http://gpu:8080/v1"}),
+			"モデル qwen3-8b がモデルサーバーにありません。サーバーでそのモデルを読み込むか、サーバーにあるモデルを設定してください。"},
+		{"key refused", fmt.Errorf("chat m: %w", &llm.KeyRefusedError{Server: "https://openrouter.ai/api/v1", KeyVar: "OPENAI_API_KEY", Status: 401}),
+			"モデルサーバーが API キーを受け付けませんでした（401）。管理者は OPENAI_API_KEY の設定を確認してください。"},
+		{"busy", fmt.Errorf("chat m: %w", &llm.BusyError{RetryAfter: 90 * time.Second}), "モデルサーバーが混み合っています。90 秒ほどしてからもう一度お試しください。"},
+		{"busy without a wait", &llm.BusyError{}, "モデルサーバーが混み合っています。しばらくしてからもう一度お試しください。"},
+		{"HTML instead of the API", fmt.Errorf("chat m: %w", &llm.BadAnswerError{Server: "http://gpu:8080", What: "an HTML page"}),
+			"モデルサーバーから API ではない応答（HTML のページなど）が返りました。管理者はサーバーのアドレス（OPENAI_BASE_URL など、ふつうは /v1 で終わります）を確認してください。"},
+		{"images refused", fmt.Errorf("chat m: %w", &llm.ImagesRefusedError{Model: "llama3"}), "モデル llama3 は画像を受け付けませんでした。画像なしでもう一度送るか、画像に対応したモデルを選んでください。"},
 		{"unavailable", fmt.Errorf("chat: %w", llm.ErrUnavailable), "unavailable"},
 		{"other", errors.New("x"), "other: x"},
 	}

@@ -350,11 +350,14 @@ func (c *Channels) checkModel(ctx context.Context, name string) string {
 	defer cancel()
 	err := llm.CheckInstalled(lctx, c.Models, name)
 	if missing, ok := llm.MissingModel(err); ok {
+		if missing.Server != "" {
+			return fmt.Sprintf("モデル %s はモデルサーバーにありません。サーバーにあるモデル名（候補に出るもの）を設定してください。", name)
+		}
 		return fmt.Sprintf("モデル %s はインストールされていません。サーバーで `%s` を実行してから、もう一度設定してください。", name, missing.PullCommand())
 	}
 	if err != nil {
 		c.Log.Warn("/model set: list models", "err", err)
-		return "Ollama に接続できないため、モデルがあるか確かめられませんでした。しばらくしてからもう一度お試しください。"
+		return "モデルサーバーに接続できないため、モデルがあるか確かめられませんでした。しばらくしてからもう一度お試しください。"
 	}
 	return ""
 }

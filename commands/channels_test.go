@@ -82,7 +82,7 @@ func TestChannelSettings(t *testing.T) {
 	}
 
 	ollama.Down()
-	if got := use(model, "c1", "set", map[string]any{"name": "qwen3:8b"}); !strings.Contains(got, "Ollama に接続できない") {
+	if got := use(model, "c1", "set", map[string]any{"name": "qwen3:8b"}); !strings.Contains(got, "モデルサーバーに接続できない") {
 		t.Errorf("Ollama down = %q", got)
 	}
 	if got := model.Complete(t.Context(), Request{Focused: "name"}); got != nil {

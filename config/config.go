@@ -39,6 +39,12 @@ type Config struct {
 	// OllamaHost is the Ollama server (OLLAMA_HOST, default
 	// http://127.0.0.1:11434), read by the same rules as the ollama CLI.
 	OllamaHost *url.URL
+	// OllamaHostSet is whether OLLAMA_HOST was set at all (rather than
+	// defaulted): with OPENAI_BASE_URL alone, Ollama is not used.
+	OllamaHostSet bool
+	// OpenAI is the OpenAI-compatible server (OPENAI_BASE_URL,
+	// OPENAI_API_KEY, MODEL_CAPABILITIES).
+	OpenAI OpenAIConfig
 	// DefaultModel is the chat model (DEFAULT_MODEL, default qwen3:4b).
 	DefaultModel string
 	// ReminderModel answers reminder requests (REMINDER_MODEL, default
@@ -243,12 +249,19 @@ func Parse(getenv func(string) string) (*Config, error) {
 	if c.ToolTimeout > c.TurnTimeout {
 		p.fail("TOOL_TIMEOUT", "(%s) must not be longer than TURN_TIMEOUT (%s)", c.ToolTimeout, c.TurnTimeout)
 	}
-	c.ModelServers = p.modelServers("MODEL_SERVERS", c.OllamaHost, c.LLMConcurrency)
 	c.WeatherNotifyModel = p.str("WEATHER_NOTIFY_MODEL", c.DefaultModel)
 	c.ReminderModel = p.str("REMINDER_MODEL", c.WeatherNotifyModel)
 	c.UserRateLimit, c.UserRateWindow = p.rate("USER_RATE_LIMIT", "6/min")
 	c.Disaster = p.disaster(c.DiscordToken != "")
 	c.Discord = p.discord()
+	c.OllamaHostSet = strings.TrimSpace(getenv("OLLAMA_HOST")) != ""
+	c.OpenAI = p.openAI()
+	c.ModelServers = p.modelServers("MODEL_SERVERS", c.defaultServers())
+	for i := range c.ModelServers {
+		if c.ModelServers[i].Kind == KindOpenAI {
+			c.ModelServers[i].Capabilities = c.OpenAI.Capabilities
+		}
+	}
 
 	switch c.SearchBackend {
 	case "searxng":
@@ -289,6 +302,9 @@ func (c *Config) LogValue() slog.Value {
 		slog.String("database_url", secret(c.DatabaseURL)),
 		slog.String("data_dir", c.DataDir),
 		slog.String("ollama_host", RedactURL(c.OllamaHost.String())),
+		slog.String("openai_base_url", RedactURL(c.OpenAI.BaseURL)),
+		slog.String("openai_api_key", secret(c.OpenAI.APIKey)),
+		slog.Int("model_capabilities", len(c.OpenAI.Capabilities)),
 		slog.String("default_model", c.DefaultModel),
 		slog.String("reminder_model", c.ReminderModel),
 		slog.String("weather_notify_model", c.WeatherNotifyModel),

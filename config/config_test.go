@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,14 @@ func TestParseRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"TRUSTED_PROXIES", "127.0.0.1,proxy.local"},
 		{"ADMIN_PASSWORD", "hunter2hunt"},
 		{"ADMIN_PASSWORD", strings.Repeat("長い", 13)},
+		{"OPENAI_BASE_URL", "127.0.0.1:8080/v1"},
+		{"OPENAI_BASE_URL", "ftp://gpu/v1"},
+		{"OPENAI_API_KEY", "sk-without-a-server"},
+		{"MODEL_CAPABILITIES", "qwen3-vl-8b"},
+		{"MODEL_CAPABILITIES", "qwen3-vl-8b:eyes"},
+		{"MODEL_CAPABILITIES", "qwen3-vl-8b:vision;qwen3-vl-8b:tools"},
+		{"MODEL_CAPABILITIES", ":tools"},
+		{"MODEL_CAPABILITIES", "qwen3:"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tc.name: tc.value}))
@@ -306,9 +316,11 @@ func TestSecretsNeverLogged(t *testing.T) {
 		"ADMIN_PASSWORD":      "admin-password-secret",
 		"SEARCH_BACKEND":      "tavily",
 		"TAVILY_API_KEY":      "tvly-api-key-secret",
+		"OPENAI_BASE_URL":     "https://openrouter.ai/api/v1",
 		"WEATHER_WEBHOOK_URL": "https://discord.com/api/webhooks/1/webhook-token-secret",
 		"TIPS_WEBHOOK_URL":    "https://discord.com/api/webhooks/2/tips-token-secret",
 		"QUAKE_WEBHOOK_URL":   "https://discord.com/api/webhooks/3/quake-token-secret",
+		"OPENAI_API_KEY":      "sk-openai-key-secret",
 	}
 	c, err := Parse(env(secrets))
 	if err != nil {
@@ -318,7 +330,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("config", "config", c)
 	slog.New(slog.NewTextHandler(&buf, nil)).Info("config", "config", c)
 	for name, v := range secrets {
-		if name == "SEARCH_BACKEND" {
+		if name == "SEARCH_BACKEND" || name == "OPENAI_BASE_URL" {
 			continue
 		}
 		if strings.Contains(buf.String(), v) || strings.Contains(buf.String(), "secret") {
@@ -376,5 +388,53 @@ func TestURLCredentialsAreUsedButNotLogged(t *testing.T) {
 	_, err = Parse(env(map[string]string{"OLLAMA_HOST": "http://u:hunter2@h:notaport"}))
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("bad OLLAMA_HOST error leaks the password or is missing: %v", err)
+	}
+}
+
+func TestOpenAICompatibleServer(t *testing.T) {
+	c, err := Parse(env(map[string]string{
+		"OPENAI_BASE_URL":    "http://gpu:8080/v1/",
+		"OPENAI_API_KEY":     " sk-local ",
+		"MODEL_CAPABILITIES": "qwen3-vl-8b:vision,tools; qwen/qwen3-8b:free:tools ;bge-m3:embedding;gemma:Tools,tools",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OpenAI.BaseURL != "http://gpu:8080/v1" || c.OpenAI.APIKey != "sk-local" {
+		t.Errorf("OpenAI = %+v", c.OpenAI)
+	}
+	want := map[string][]string{
+		"qwen3-vl-8b":        {"vision", "tools"},
+		"qwen/qwen3-8b:free": {"tools"},
+		"bge-m3":             {"embedding"},
+		"gemma":              {"tools"},
+	}
+	if !maps.EqualFunc(c.OpenAI.Capabilities, want, slices.Equal) {
+		t.Errorf("MODEL_CAPABILITIES = %v, want %v", c.OpenAI.Capabilities, want)
+	}
+	if !c.OpenAIOnly() {
+		t.Error("OPENAI_BASE_URL without OLLAMA_HOST should run on the OpenAI-compatible server alone")
+	}
+
+	both, err := Parse(env(map[string]string{"OPENAI_BASE_URL": "http://gpu:8080/v1", "OLLAMA_HOST": "127.0.0.1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if both.OpenAIOnly() {
+		t.Error("with OLLAMA_HOST set too, Ollama stays in use")
+	}
+	none, err := Parse(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.OpenAIOnly() || none.OpenAI.BaseURL != "" {
+		t.Errorf("defaults = %+v", none.OpenAI)
+	}
+}
+
+func TestModelCapabilitiesErrorsNameTheEntry(t *testing.T) {
+	_, err := Parse(env(map[string]string{"MODEL_CAPABILITIES": "ok-model:tools;qwen3-vl:vision,sight"}))
+	if err == nil || !strings.Contains(err.Error(), `"qwen3-vl:vision,sight"`) || !strings.Contains(err.Error(), `"sight"`) {
+		t.Errorf("err = %v, want the entry and the unknown capability named", err)
 	}
 }

@@ -41,6 +41,9 @@ type ModelServer struct {
 	Key   string
 	Slots int
 	Name  string
+	// Capabilities are MODEL_CAPABILITIES, for an OpenAI-compatible
+	// server: capability names by model name.
+	Capabilities map[string][]string
 }
 
 // String is the server as in MODEL_SERVERS, with its URL's secrets masked
@@ -65,13 +68,31 @@ func serversText(servers []ModelServer) string {
 	return strings.Join(parts, "; ")
 }
 
-// modelServers reads MODEL_SERVERS; unset, the pool is the one Ollama of
-// OLLAMA_HOST with LLM_CONCURRENCY slots. Each wrong entry is reported,
-// naming it (its number and its text) and what is wrong.
-func (p *parser) modelServers(name string, ollama *url.URL, slots int) []ModelServer {
+// defaultServers is the pool when MODEL_SERVERS is unset: the Ollama of
+// OLLAMA_HOST, the OpenAI-compatible server of OPENAI_BASE_URL, or both
+// when both are set, each with LLM_CONCURRENCY slots. With only
+// OPENAI_BASE_URL set no Ollama is needed.
+func (c *Config) defaultServers() []ModelServer {
+	var out []ModelServer
+	if c.OpenAI.BaseURL == "" || c.OllamaHostSet {
+		out = append(out, ModelServer{Kind: KindOllama, URL: c.OllamaHost, Slots: c.LLMConcurrency, Name: c.OllamaHost.Host})
+	}
+	if u, err := url.Parse(c.OpenAI.BaseURL); c.OpenAI.BaseURL != "" && err == nil {
+		s := ModelServer{Kind: KindOpenAI, URL: u, KeyVar: "OPENAI_API_KEY", Key: c.OpenAI.APIKey, Slots: c.LLMConcurrency, Name: u.Host}
+		if len(out) > 0 && out[0].Name == s.Name {
+			s.Name += " (openai)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// modelServers reads MODEL_SERVERS; unset, the pool is defaults. Each wrong
+// entry is reported, naming it (its number and its text) and what is wrong.
+func (p *parser) modelServers(name string, defaults []ModelServer) []ModelServer {
 	v := p.value(name, "")
 	if v == "" {
-		return []ModelServer{{Kind: KindOllama, URL: ollama, Slots: slots, Name: ollama.Host}}
+		return defaults
 	}
 	var out []ModelServer
 	seen := map[string]int{}

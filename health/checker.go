@@ -29,6 +29,9 @@ var healthGroups = []string{"data_dir", "ollama", "models"}
 type CheckerOptions struct {
 	DataDir    string
 	OllamaHost string // for the messages; its secrets are masked
+	// OpenAIBaseURL, when set, says the server is that OpenAI-compatible
+	// one (OPENAI_BASE_URL without OLLAMA_HOST); OllamaHost is then unused.
+	OpenAIBaseURL string
 	// Version asks Ollama its version (api.Client.Version); Capabilities
 	// what a model can do (llm.Pipeline.Capabilities, cached).
 	Version      func(ctx context.Context) (string, error)
@@ -67,6 +70,9 @@ func NewChecker(o CheckerOptions) *Checker {
 	ollama := ollamaChecker{host: config.RedactURL(o.OllamaHost), version: o.Version, capabilities: o.Capabilities}
 	if o.Pool != nil {
 		ollama.probeUnlessOneOllama(o.Pool)
+	}
+	if o.OpenAIBaseURL != "" {
+		ollama.host, ollama.openAI = config.RedactURL(o.OpenAIBaseURL), true
 	}
 	checks := func(ctx context.Context) []finding {
 		fs := []finding{checkDataDir(o.DataDir)}

@@ -189,7 +189,11 @@ func modelsInForce(get func(key string) string, embed string) []modelUse {
 // ollamaChecker is what the Ollama checks ask: whether the server answers,
 // and what a model can do (llm.Pipeline's cached /api/show).
 type ollamaChecker struct {
-	host         string // OLLAMA_HOST, for the messages
+	host string // OLLAMA_HOST (or OPENAI_BASE_URL), for the messages
+	// openAI says the server is an OpenAI-compatible one (OPENAI_BASE_URL
+	// without OLLAMA_HOST): the messages and fixes name it and its
+	// variables; a missing model has no `ollama pull`.
+	openAI       bool
 	version      func(ctx context.Context) (string, error)
 	capabilities func(ctx context.Context, model string) (llm.Capabilities, error)
 	// probe, when set, checks a pool of several servers instead of the one
@@ -211,16 +215,21 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 	cctx, cancel := context.WithTimeout(ctx, ollamaCallTimeout)
 	v, err := o.version(cctx)
 	cancel()
-	reach := finding{group: "ollama", label: "Ollama " + o.host}
+	t := o.texts()
+	reach := finding{group: "ollama", label: t.label + " " + o.host}
 	if err != nil {
 		reach.level, reach.code = levelFail, "ollama_unreachable"
-		reach.message = fmt.Sprintf("Ollama に接続できません / cannot reach Ollama at %s: %v", o.host, err)
-		reach.fix = "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
-			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs"
+		reach.message = fmt.Sprintf("%s接続できません / cannot reach %s at %s: %v", t.jaNi, t.en, o.host, err)
+		reach.fix = t.fix
+		var key *llm.KeyRefusedError
+		if errors.As(err, &key) {
+			reach.code = "model_server_key_refused"
+			reach.fix = key.KeyVar + " を正しい API キーにしてください / set " + key.KeyVar + " to a valid API key"
+		}
 		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
-			message: "Ollama に接続できないためモデルを確かめられません / the models cannot be checked while Ollama is unreachable"}}
+			message: fmt.Sprintf("%s接続できないためモデルを確かめられません / the models cannot be checked while %s is unreachable", t.jaNi, t.en)}}
 	}
-	reach.message = fmt.Sprintf("Ollama %s に接続できます (version %s) / Ollama at %s answers (version %s)", o.host, v, o.host, v)
+	reach.message = fmt.Sprintf("%s %s に接続できます (%s) / %s at %s answers (%s)", t.ja, o.host, t.version(v), t.en, o.host, t.version(v))
 	out := []finding{reach}
 	for _, m := range models {
 		out = append(out, o.checkModel(ctx, m))
@@ -290,6 +299,26 @@ func PoolCheck(pool *llm.Pool) web.Check {
 	}}
 }
 
+// serverTexts are how the checks name a kind of server.
+type serverTexts struct {
+	label, ja, en, fix string
+	jaNi               string // ja with the particle に, spaced as Japanese text wants
+	version            func(v string) string
+}
+
+func (o ollamaChecker) texts() serverTexts {
+	if o.openAI {
+		return serverTexts{label: "model server", ja: "モデルサーバー", jaNi: "モデルサーバーに", en: "the model server",
+			fix: "モデルサーバー (llama-server、vLLM など) を起動するか、OPENAI_BASE_URL をそのアドレス (ふつうは /v1 で終わる) にしてください / " +
+				"start the model server (llama-server, vLLM, …) or set OPENAI_BASE_URL to its address (usually ending in /v1)",
+			version: func(v string) string { return v }}
+	}
+	return serverTexts{label: "Ollama", ja: "Ollama", jaNi: "Ollama に", en: "Ollama",
+		fix: "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
+			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs",
+		version: func(v string) string { return "version " + v }}
+}
+
 func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 	vars := strings.Join(m.vars, ", ")
 	f := finding{group: "models", label: fmt.Sprintf("model %s (%s)", m.name, vars)}
@@ -300,12 +329,19 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 		f.level, f.code = levelFail, "model_not_pulled"
 		f.message = fmt.Sprintf("モデル %s (%s) がありません / model %s (%s) is not pulled", m.name, vars, m.name, vars)
 		f.fix = "Ollama のサーバーで実行してください / run on the Ollama server: " + missing.PullCommand()
+		if missing.Server != "" {
+			f.fix = "モデルサーバーでモデルを読み込むか、" + vars + " をサーバーの /v1/models にある名前にしてください / " +
+				"load the model on the server, or set " + vars + " to a name its /v1/models lists"
+		}
 		return f
 	}
 	if err != nil {
 		f.level, f.code = levelFail, "model_check_failed"
 		f.message = fmt.Sprintf("モデル %s (%s) を確かめられません / could not check model %s (%s): %v", m.name, vars, m.name, vars, err)
 		f.fix = "Ollama のログを確認してください / check Ollama's log"
+		if o.openAI {
+			f.fix = "モデルサーバーのログを確認してください / check the model server's log"
+		}
 		return f
 	}
 	// An Ollama too old to report capabilities reports none: say nothing.

@@ -28,7 +28,7 @@ import (
 
 // DoctorSummary is what `yorozu doctor -h` says it does.
 const DoctorSummary = "check the setup and print a checklist: the settings, DATA_DIR, the database,\n" +
-	"Discord, Ollama and the models, the search backend, JMA, where the scheduled\n" +
+	"Discord, the model server (Ollama or OpenAI-compatible) and the models, the search backend, JMA, where the scheduled\n" +
 	"posts go, MCP_SERVERS. ✅ fine, ⚠️ worked around, ❌ to fix (the fix follows).\n" +
 	"It changes nothing and posts nothing; the exit status is 1 when something is ❌"
 
@@ -405,6 +405,9 @@ func doctorModelServers(ctx context.Context, cfg *config.Config, build func(conf
 		host:         config.RedactURL(cfg.ModelServers[0].URL.String()),
 		version:      pool.Version,
 		capabilities: llm.New(llm.Options{Pool: pool}).Capabilities,
+	}
+	if cfg.OpenAIOnly() {
+		checker.host, checker.openAI = config.RedactURL(cfg.OpenAI.BaseURL), true
 	}
 	checker.probeUnlessOneOllama(pool)
 	return checker.check(ctx, models)

@@ -18,10 +18,20 @@ type Capabilities struct {
 }
 
 func capabilitiesFrom(resp *api.ShowResponse) Capabilities {
+	names := make([]string, len(resp.Capabilities))
+	for i, c := range resp.Capabilities {
+		names[i] = string(c)
+	}
+	return CapabilitiesOf(names...)
+}
+
+// CapabilitiesOf is what a model with the capabilities named (Ollama's
+// names: "completion", "tools", "vision", …) supports.
+func CapabilitiesOf(names ...string) Capabilities {
 	var c Capabilities
-	for _, capability := range resp.Capabilities {
-		c.All = append(c.All, string(capability))
-		switch capability {
+	for _, name := range names {
+		c.All = append(c.All, name)
+		switch model.Capability(name) {
 		case model.CapabilityTools:
 			c.Tools = true
 		case model.CapabilityThinking:

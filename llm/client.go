@@ -46,7 +46,7 @@ type Client struct {
 // bounded connects and kept-alive connections (httpClient).
 func NewClient(base *url.URL, hc *http.Client) *Client {
 	if hc == nil {
-		hc = httpClient()
+		hc = HTTPClient()
 	}
 	return &Client{
 		Client: api.NewClient(base, hc),
@@ -56,12 +56,12 @@ func NewClient(base *url.URL, hc *http.Client) *Client {
 	}
 }
 
-// httpClient is the HTTP client yorozu reaches Ollama with. It has no
-// overall timeout, since a streamed answer (or a model loading) takes as
-// long as it takes and every call carries its own deadline; connecting
-// and the TLS handshake are bounded, and idle connections are kept for the
-// next turn.
-func httpClient() *http.Client {
+// HTTPClient is the HTTP client yorozu reaches a model server with. It
+// has no overall timeout, since a streamed answer (or a model loading)
+// takes as long as it takes and every call carries its own deadline;
+// connecting and the TLS handshake are bounded, and idle connections are
+// kept for the next turn.
+func HTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second

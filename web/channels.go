@@ -211,11 +211,15 @@ func (s *Server) checkModel(w http.ResponseWriter, r *http.Request, model string
 	defer cancel()
 	err := llm.CheckInstalled(ctx, s.opts.Deps.Models, model)
 	if missing, ok := llm.MissingModel(err); ok {
+		if missing.Server != "" {
+			writeFieldError(w, "model", fmt.Sprintf("%s はモデルサーバーにありません。サーバーの一覧にあるモデル名を選んでください", model))
+			return false
+		}
 		writeFieldError(w, "model", fmt.Sprintf("%s はインストールされていません。サーバーで `%s` を実行してください", model, missing.PullCommand()))
 		return false
 	}
 	if errors.Is(err, llm.ErrUnavailable) {
-		writeError(w, http.StatusServiceUnavailable, "Ollama に接続できないため、モデルを確かめられません。")
+		writeError(w, http.StatusServiceUnavailable, "モデルサーバーに接続できないため、モデルを確かめられません。")
 		return false
 	}
 	if err != nil {

@@ -108,7 +108,7 @@ func TestChannelsAPI(t *testing.T) {
 	}
 
 	a.ollama.Down()
-	if code, e := c.callErr("PUT", "/api/channels/10", map[string]string{"model": "gemma3:4b"}); code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "Ollama") {
+	if code, e := c.callErr("PUT", "/api/channels/10", map[string]string{"model": "gemma3:4b"}); code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "モデルサーバーに接続できない") {
 		t.Errorf("Ollama down = %d %+v", code, e)
 	}
 }

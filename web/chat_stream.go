@@ -27,7 +27,7 @@ const (
 // Texts a person sees in an error event.
 const (
 	rateLimitedText = "メッセージのペースが速すぎます（USER_RATE_LIMIT）。少し待ってからもう一度送ってください。"
-	unavailableText = "モデルサーバー（Ollama）に接続できません。Ollama が起動しているか、OLLAMA_HOST の設定を確認してください。"
+	unavailableText = "モデルサーバーに接続できません。サーバー（Ollama など）が起動しているか、OLLAMA_HOST（OpenAI 互換のサーバーなら OPENAI_BASE_URL）の設定を確認してください。"
 	timeoutText     = "時間内に答え終わりませんでした（TURN_TIMEOUT）。質問を分けるか、もう一度お試しください。"
 )
 

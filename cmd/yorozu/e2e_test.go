@@ -340,7 +340,7 @@ func TestOllamaDownThenBack(t *testing.T) {
 	h.ollama.Down()
 	h.mention(aliceID, "聞こえますか？")
 	h.waitReply(t, 1, func(c string) bool {
-		return strings.Contains(c, "Ollama") && strings.Contains(c, "接続できません")
+		return strings.Contains(c, "モデルサーバーに接続できません")
 	})
 
 	h.ollama.Up()

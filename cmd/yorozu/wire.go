@@ -20,6 +20,7 @@ import (
 	"github.com/yorozu-bot/yorozu/health"
 	"github.com/yorozu-bot/yorozu/jma"
 	"github.com/yorozu-bot/yorozu/llm"
+	"github.com/yorozu-bot/yorozu/llm/openaicompat"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/memory/chanlog"
 	"github.com/yorozu-bot/yorozu/memory/wordpool"
@@ -116,7 +117,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		QueueWait:   a.metrics.QueueWait,
 	})
 	a.health = health.NewChecker(health.CheckerOptions{
-		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(),
+		DataDir: cfg.DataDir, OllamaHost: cfg.OllamaHost.String(), OpenAIBaseURL: cfg.OpenAIAlone(),
 		Version: pool.Version, Capabilities: a.llm.Capabilities, Pool: pool,
 		Setting: a.setting, EmbedModel: cfg.EmbedModel, Logger: logger,
 	})
@@ -577,10 +578,11 @@ func (d *database) close() {
 	}
 }
 
-// modelServer makes the backend of one server of MODEL_SERVERS.
+// modelServer makes the backend of one server of the pool.
 func modelServer(s config.ModelServer) (llm.Backend, error) {
-	if s.Kind != config.KindOllama {
-		return nil, fmt.Errorf("%s servers arrive with the openaicompat package", s.Kind)
+	if s.Kind == config.KindOpenAI {
+		return openaicompat.New(openaicompat.Config{BaseURL: s.URL.String(), APIKey: s.Key, KeyVar: s.KeyVar,
+			Capabilities: openaicompat.Capabilities(s.Capabilities)})
 	}
 	return llm.NewClient(s.URL, nil), nil
 }

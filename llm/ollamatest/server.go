@@ -15,8 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,6 +24,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
+
+	"github.com/yorozu-bot/yorozu/internal/servetest"
 )
 
 // Version is what /api/version reports.
@@ -90,13 +90,11 @@ func Call(name string, args map[string]any) api.ToolCall {
 
 // Server is a fake Ollama. It is safe for concurrent use.
 type Server struct {
-	t    testing.TB
-	addr string
-	url  *url.URL
-	mux  *http.ServeMux
+	url *url.URL
+	mux *http.ServeMux
+	ln  *servetest.Listener
 
 	mu        sync.Mutex
-	hs        *http.Server
 	models    map[string][]model.Capability
 	script    []Reply
 	handle    func(api.ChatRequest, time.Time) Reply
@@ -115,17 +113,10 @@ type Server struct {
 // New starts a fake Ollama on a loopback port; it is closed in t.Cleanup.
 func New(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("ollamatest: listen: %v", err)
-	}
 	s := &Server{
-		t:      t,
-		addr:   ln.Addr().String(),
 		models: map[string][]model.Capability{},
-		embed:  hashEmbed,
+		embed:  servetest.HashEmbed,
 	}
-	s.url = &url.URL{Scheme: "http", Host: s.addr}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /api/version", s.serveVersion)
 	s.mux.HandleFunc("GET /api/tags", s.serveTags)
@@ -133,24 +124,16 @@ func New(t testing.TB) *Server {
 	s.mux.HandleFunc("POST /api/chat", s.serveChat)
 	s.mux.HandleFunc("POST /api/embed", s.serveEmbed)
 	s.mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("Ollama is running")) })
-	s.serve(ln)
+	s.ln = servetest.Listen(t, s.mux)
+	s.url = &url.URL{Scheme: "http", Host: s.ln.Addr()}
 	t.Cleanup(s.close)
 	return s
 }
 
-func (s *Server) serve(ln net.Listener) {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
-	s.hs = hs
-	go func() { _ = hs.Serve(ln) }()
-}
-
 func (s *Server) close() {
+	s.ln.Down()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.hs != nil {
-		_ = s.hs.Close()
-		s.hs = nil
-	}
 	if s.transport != nil {
 		s.transport.CloseIdleConnections()
 	}
@@ -172,28 +155,10 @@ func (s *Server) Client() *api.Client {
 
 // Down makes the server refuse connections: the listener is closed and open
 // connections are dropped. Up restores it on the same URL.
-func (s *Server) Down() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hs != nil {
-		_ = s.hs.Close()
-		s.hs = nil
-	}
-}
+func (s *Server) Down() { s.ln.Down() }
 
 // Up listens again on the same address after Down.
-func (s *Server) Up() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hs != nil {
-		return
-	}
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		s.t.Fatalf("ollamatest: listen again on %s: %v", s.addr, err)
-	}
-	s.serve(ln)
-}
+func (s *Server) Up() { s.ln.Up() }
 
 // AddModel registers a model with its capabilities ("completion", "tools",
 // "thinking", "vision", "embedding", …). A name without a tag means
@@ -246,7 +211,7 @@ func (s *Server) SetEmbed(f func(model, input string) []float32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f == nil {
-		f = hashEmbed
+		f = servetest.HashEmbed
 	}
 	s.embed = f
 }
@@ -364,7 +329,7 @@ func (s *Server) serveTags(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	gate := s.tagsGate
 	s.mu.Unlock()
-	if gate != nil && !wait(r.Context(), gate) {
+	if gate != nil && !servetest.Wait(r.Context(), gate) {
 		return
 	}
 	if s.forcedStatus(w) {
@@ -511,7 +476,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !wait(ctx, reply.Gate) {
+	if !servetest.Wait(ctx, reply.Gate) {
 		return
 	}
 	if reply.Status >= 400 {
@@ -538,7 +503,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now().UTC()
 	for _, c := range reply.Chunks {
-		if !wait(ctx, c.Wait) {
+		if !servetest.Wait(ctx, c.Wait) {
 			return
 		}
 		if c.Error != "" {
@@ -560,7 +525,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) whole(ctx context.Context, w http.ResponseWriter, req api.ChatRequest, reply Reply) {
 	msg := api.Message{Role: "assistant"}
 	for _, c := range reply.Chunks {
-		if !wait(ctx, c.Wait) {
+		if !servetest.Wait(ctx, c.Wait) {
 			return
 		}
 		if c.Error != "" {
@@ -583,45 +548,6 @@ func done(req api.ChatRequest, reply Reply, msg api.Message, at time.Time) api.C
 		reason = "stop"
 	}
 	return api.ChatResponse{Model: req.Model, CreatedAt: at, Message: msg, Done: true, DoneReason: reason, Metrics: reply.Metrics}
-}
-
-// wait blocks until gate is closed; false when the request went away first.
-func wait(ctx context.Context, gate <-chan struct{}) bool {
-	if gate == nil {
-		return true
-	}
-	select {
-	case <-gate:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// hashEmbed is the default embedding: a unit vector derived from the
-// input's words, so equal texts get equal vectors and texts sharing words
-// are close.
-func hashEmbed(_ string, input string) []float32 {
-	const dims = 32
-	v := make([]float32, dims)
-	for _, word := range strings.Fields(strings.ToLower(input)) {
-		h := fnv.New32a()
-		_, _ = h.Write([]byte(word))
-		v[h.Sum32()%dims]++
-	}
-	var norm float64
-	for _, x := range v {
-		norm += float64(x * x)
-	}
-	if norm == 0 {
-		v[0] = 1
-		return v
-	}
-	n := float32(math.Sqrt(norm))
-	for i := range v {
-		v[i] /= n
-	}
-	return v
 }
 
 func digest(name string) string {
