@@ -273,7 +273,11 @@ func (o ollamaChecker) checkPool(ctx context.Context, models []modelUse) []findi
 			f.level, f.code = levelFail, "model_servers_unreachable"
 			f.message = fmt.Sprintf("モデルサーバー %s に接続できません / model server %s is unreachable: %v", s.Name, s.Name, s.Err)
 		}
-		f.fix = "サーバーを起動するか、MODEL_SERVERS のアドレスを直してください / start the server or fix its address in MODEL_SERVERS"
+		f.fix = "サーバーを起動するか、そのアドレス（MODEL_SERVERS、OLLAMA_HOST または OPENAI_BASE_URL）を直してください / " +
+			"start the server or fix its address (MODEL_SERVERS, OLLAMA_HOST or OPENAI_BASE_URL)"
+		if key := (*llm.KeyRefusedError)(nil); errors.As(s.Err, &key) {
+			f.fix = key.KeyVar + " を正しい API キーにしてください / set " + key.KeyVar + " to a valid API key"
+		}
 		out = append(out, f)
 	}
 	if up == 0 {

@@ -78,9 +78,10 @@ type DoctorOptions struct {
 	Version string // yorozu's, for the User-Agent and MCP's handshake
 	// Settings are the admin page's settings of a configuration.
 	Settings func(cfg *config.Config) []web.SettingDef
-	// ModelServer makes the backend of a model server, as serve does.
+	// ModelPool makes the pool of the configured model servers, as serve
+	// does. Required.
 	// Default: every server is an Ollama (llm.NewClient).
-	ModelServer func(config.ModelServer) (llm.Backend, error)
+	ModelPool func(servers []config.ModelServer, o llm.PoolOptions) (*llm.Pool, error)
 }
 
 // Doctor runs every check serve depends on and prints the checklist. It
@@ -111,7 +112,7 @@ func Doctor(ctx context.Context, o DoctorOptions) error {
 		get = settings.Get
 	}
 	doctorDiscord(ctx, c, cfg)
-	for _, f := range doctorModelServers(ctx, cfg, o.ModelServer, modelsInForce(get, cfg.EmbedModel)) {
+	for _, f := range doctorModelServers(ctx, cfg, o.ModelPool, modelsInForce(get, cfg.EmbedModel)) {
 		c.add(f)
 	}
 	c.add(doctorSearch(ctx, get, version))
@@ -391,11 +392,8 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 // doctorModelServers checks the model servers as serve's start-up checks
 // do: the one Ollama by its version, several servers one by one; then the
 // models in force on any of them.
-func doctorModelServers(ctx context.Context, cfg *config.Config, build func(config.ModelServer) (llm.Backend, error), models []modelUse) []finding {
-	if build == nil {
-		build = func(s config.ModelServer) (llm.Backend, error) { return llm.NewClient(s.URL, nil), nil }
-	}
-	pool, err := llm.NewPoolFrom(cfg.ModelServers, build, llm.PoolOptions{CallTimeout: ollamaCallTimeout})
+func doctorModelServers(ctx context.Context, cfg *config.Config, newPool func([]config.ModelServer, llm.PoolOptions) (*llm.Pool, error), models []modelUse) []finding {
+	pool, err := newPool(cfg.ModelServers, llm.PoolOptions{CallTimeout: ollamaCallTimeout})
 	if err != nil {
 		return []finding{{group: "ollama", level: levelFail, code: "model_server_invalid",
 			message: "モデルサーバーを使えません / a model server cannot be used: " + err.Error(),

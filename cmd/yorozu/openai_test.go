@@ -209,9 +209,10 @@ func TestDoctorOnOpenAICompatibleServer(t *testing.T) {
 		_ = run(context.Background(), []string{"doctor"}, func(k string) string { return env[k] }, &stdout, &stderr)
 		return stdout.String()
 	}
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL(), "/v1"), "http://")
 	out := doctor()
 	for _, want := range []string{
-		"✅ モデルサーバー " + srv.URL() + " に接続できます (OpenAI-compatible, 2 models)",
+		"✅ モデルサーバー " + host + " (openai) に接続できます（モデル 2 個、スロット 1）",
 		"✅ モデル qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
 	} {
 		if !strings.Contains(out, "\n"+want) {
@@ -224,7 +225,7 @@ func TestDoctorOnOpenAICompatibleServer(t *testing.T) {
 
 	srv.RequireKey("sk-other")
 	out = doctor()
-	if !strings.Contains(out, "❌ モデルサーバーに接続できません") || !strings.Contains(out, "→ OPENAI_API_KEY を正しい API キーにしてください") {
+	if !strings.Contains(out, "❌ モデルサーバー "+host+" に接続できません") || !strings.Contains(out, "→ OPENAI_API_KEY を正しい API キーにしてください") {
 		t.Errorf("a refused key is not told with its variable:\n%s", out)
 	}
 }

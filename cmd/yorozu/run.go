@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if done, err := parseFlags("doctor", health.DoctorSummary, rest, stdout, stderr); done || err != nil {
 			return err
 		}
-		return health.Doctor(ctx, health.DoctorOptions{Getenv: getenv, Stdout: stdout, Version: version, Settings: settingDefs, ModelServer: modelServer})
+		return health.Doctor(ctx, health.DoctorOptions{Getenv: getenv, Stdout: stdout, Version: version, Settings: settingDefs, ModelPool: modelPool})
 	case "version":
 		if done, err := parseFlags("version", "print the version and exit", rest, stdout, stderr); done || err != nil {
 			return err

@@ -104,7 +104,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	a.words = wordpool.NewSpaces(d.pool, 0, 0, logger)
 	a.chanlog = chanlog.New(d.pool, chanlog.Options{Logger: logger})
 	a.metrics = a.newMetrics()
-	pool, err := llm.NewPoolFrom(cfg.ModelServers, modelServer, llm.PoolOptions{Leases: db.NewSlotLeases(d.pool), Logger: logger})
+	pool, err := modelPool(cfg.ModelServers, llm.PoolOptions{Leases: db.NewSlotLeases(d.pool), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -578,11 +578,24 @@ func (d *database) close() {
 	}
 }
 
-// modelServer makes the backend of one server of the pool.
-func modelServer(s config.ModelServer) (llm.Backend, error) {
-	if s.Kind == config.KindOpenAI {
-		return openaicompat.New(openaicompat.Config{BaseURL: s.URL.String(), APIKey: s.Key, KeyVar: s.KeyVar,
-			Capabilities: openaicompat.Capabilities(s.Capabilities)})
+// modelPool is the pool of servers, each server's backend made for its
+// kind. A server's lease key is its URL without credentials or query, so
+// processes share a server's slots however they name it.
+func modelPool(servers []config.ModelServer, o llm.PoolOptions) (*llm.Pool, error) {
+	o.Servers = nil
+	for _, s := range servers {
+		var b llm.Backend = llm.NewClient(s.URL, nil)
+		if s.Kind == config.KindOpenAI {
+			c, err := openaicompat.New(openaicompat.Config{BaseURL: s.URL.String(), APIKey: s.Key, KeyVar: s.KeyVar,
+				Capabilities: openaicompat.Capabilities(s.Capabilities)})
+			if err != nil {
+				return nil, fmt.Errorf("model server %s: %w", s.Name, err)
+			}
+			b = c
+		}
+		key := *s.URL
+		key.User, key.RawQuery = nil, ""
+		o.Servers = append(o.Servers, llm.PoolServer{Name: s.Name, Kind: s.Kind, Key: key.String(), Backend: b, Slots: s.Slots})
 	}
-	return llm.NewClient(s.URL, nil), nil
+	return llm.NewPool(o), nil
 }
