@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -417,11 +418,35 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		cond() + page
 	var candidates int
 	if err := qr.QueryRow(ctx, "SELECT count(*) FROM (SELECT FROM channel_messages WHERE terms @@ $1::tsquery LIMIT $2) c",
-		pgx.QueryExecModeExec, tsquery, fewCandidates+1).Scan(&candidates); err != nil {
+		pgx.QueryExecModeExec, tsquery, searchSizes.dense+1).Scan(&candidates); err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}
-	if candidates <= fewCandidates {
+	if candidates <= searchSizes.few {
 		return searchChannelLog(ctx, qr, q, sql, args)
+	}
+	if candidates > searchSizes.dense {
+		// So many messages hold the terms that the newest rows, read
+		// back through the primary key and each checked, hold a page of
+		// hits sooner than the index's lookup returns: a word in 3 % of
+		// a server's messages is one row in 30 of it. The walk reads at
+		// most walkRows of the log's rows (the inner LIMIT, which only
+		// the primary key serves, so the planner has no other way), so a
+		// word dense in the count but sparse among the newest rows costs
+		// a bounded walk before the windows. Its hits are the lookup's:
+		// the same conditions, newest first.
+		bounds := []string{"message_id > $1"}
+		for _, w := range where {
+			if strings.HasPrefix(w, "message_id ") {
+				bounds = append(bounds, w)
+			}
+		}
+		walkArgs := append(slices.Clone(args), walkRows(q)) // the windows' statement has no such argument
+		walk := "SELECT " + channelMessageColumns + " FROM (SELECT * FROM channel_messages WHERE " + strings.Join(bounds, " AND ") +
+			" ORDER BY message_id DESC LIMIT $" + strconv.Itoa(len(walkArgs)) + ") m WHERE terms @@ " + query + "::tsquery AND " + cond() + page
+		ms, err := searchChannelLog(ctx, qr, q, walk, walkArgs)
+		if err != nil || len(ms) >= q.Limit {
+			return ms, err
+		}
 	}
 	hi := time.Now().Add(time.Hour)
 	if !q.Until.IsZero() {
@@ -441,9 +466,25 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	}
 }
 
-// fewCandidates is how many messages holding a search's terms are few
-// enough to be checked all at once.
-const fewCandidates = 200
+// searchSizes are the sizes by which SearchChannelLog chooses how to
+// look (a variable so that a test can send a small log down each way).
+var searchSizes = struct {
+	// few is how many messages holding a search's terms are few enough
+	// to be checked all at once.
+	few int
+	// dense is how many messages holding a search's terms make them dense
+	// enough to walk the newest rows back, checking each.
+	dense int
+	// walk is how many of the newest rows a dense search reads back, at
+	// least, before it turns to the widening windows: a page of 10 for a
+	// word in one of 2,000 rows of the log.
+	walk int
+}{few: 200, dense: 2000, walk: 20_000}
+
+// walkRows is how many of the newest rows a dense search for q reads back.
+func walkRows(q ChannelLogQuery) int {
+	return max(searchSizes.walk, 100*(q.Limit+q.Offset))
+}
 
 // lexeme is term t quoted for a tsquery; prefix matches the words that
 // begin with it (tok finds tokyo).

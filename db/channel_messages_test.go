@@ -255,3 +255,87 @@ func searchIDs(t *testing.T, pool db.Querier, q db.ChannelLogQuery) []int64 {
 	}
 	return ids
 }
+
+// TestChannelLogDenseWalk: a search whose terms many messages hold, read
+// back through the newest rows (and, when they hold too few hits, through
+// the widening windows), finds the same hits in the same order as the
+// index's lookup of every candidate: words, an ASCII prefix, pages,
+// periods, a channel, a member, and a word only old messages hold.
+func TestChannelLogDenseWalk(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	now := time.Now().Add(-time.Minute)
+	const n = 2600
+	var ms []db.ChannelMessage
+	for i := range n {
+		at := now.Add(-time.Duration(i) * 10 * time.Minute) // 18 days
+		words := []string{"今日は" + strconv.Itoa(i)}
+		if i%2 == 0 {
+			words = append(words, "天気がいい")
+		}
+		if i%3 == 0 {
+			words = append(words, "docker を試す")
+		}
+		if i > n-300 && i%4 == 0 {
+			words = append(words, "化石の話")
+		}
+		channel := "10"
+		if i%5 == 0 {
+			channel = "11"
+		}
+		m := logged(db.SnowflakeAt(at)+1, channel, "u"+strconv.Itoa(i%7), strings.Join(words, "、"), at)
+		ms = append(ms, m)
+		other := m // another server's twin, never found
+		other.MessageID++
+		other.Space, other.GuildID = "guild:2", "2"
+		ms = append(ms, other)
+	}
+	if _, err := db.InsertChannelMessages(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	day := 24 * time.Hour
+	queries := []struct {
+		name string
+		q    db.ChannelLogQuery
+	}{
+		{"common word", db.ChannelLogQuery{Query: "天気", Limit: 10}},
+		{"a later page", db.ChannelLogQuery{Query: "天気", Limit: 5, Offset: 40}},
+		{"ASCII prefix", db.ChannelLogQuery{Query: "dock", Limit: 10}},
+		{"two words", db.ChannelLogQuery{Query: "天気 docker", Limit: 10}},
+		{"last 3 days", db.ChannelLogQuery{Query: "天気", Since: now.Add(-3 * day), Limit: 10}},
+		{"until 5 days ago", db.ChannelLogQuery{Query: "docker", Until: now.Add(-5 * day), Limit: 10}},
+		{"a period", db.ChannelLogQuery{Query: "天気", Since: now.Add(-9 * day), Until: now.Add(-8 * day), Limit: 200}},
+		{"in a channel", db.ChannelLogQuery{Query: "天気", ChannelID: "11", Limit: 10}},
+		{"by a member", db.ChannelLogQuery{Query: "docker", Author: "u3", Limit: 10}},
+		{"only old messages", db.ChannelLogQuery{Query: "化石", Limit: 10}},
+	}
+	want := map[string][]int64{}
+	t.Run("lookup", func(t *testing.T) {
+		db.SetSearchSizes(t, n*2, n*2, 0) // every candidate looked up
+		for _, tc := range queries {
+			tc.q.Space = "guild:1"
+			want[tc.name] = searchIDs(t, pool, tc.q)
+			if len(want[tc.name]) == 0 {
+				t.Errorf("%s: nothing found", tc.name)
+			}
+		}
+	})
+	for _, way := range []struct {
+		name             string
+		few, dense, walk int
+	}{
+		{"windows", 0, n * 2, 0},
+		{"walk", 0, 0, 20_000},
+		{"short walk, then windows", 0, 0, 0},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			db.SetSearchSizes(t, way.few, way.dense, way.walk)
+			for _, tc := range queries {
+				tc.q.Space = "guild:1"
+				if got := searchIDs(t, pool, tc.q); !slices.Equal(got, want[tc.name]) {
+					t.Errorf("%s: found %v, want %v", tc.name, got, want[tc.name])
+				}
+			}
+		})
+	}
+}
