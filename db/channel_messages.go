@@ -380,7 +380,7 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 			") m"+page, args)
 	}
 	tsq := make([]string, 0, len(terms)+3)
-	for _, t := range terms {
+	for _, t := range coverTerms(terms) {
 		tsq = append(tsq, lexeme(t, isASCIIWord(t)))
 	}
 	if q.Author != "" {
@@ -406,6 +406,36 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 	}
 	tsquery := strings.Join(tsq, " & ")
 	query := arg(tsquery)
+	if n := walkRows(q); n > 0 && q.ChannelID == "" && q.Author == "" {
+		// A word that many of the server's messages hold (a word in 3 %
+		// of them is one row in 30 of the server's, 300 of a log of ten
+		// servers) is found soonest among the newest rows: they are
+		// read back through the primary key, each checked, at most n of
+		// them (the inner LIMIT, which only the primary key serves, so
+		// the planner has no other way). Looking the terms up in the
+		// index instead reads the whole posting lists of the word and of
+		// the server's term before the newest can be picked. A word
+		// sparse among the newest rows costs this bounded walk and goes
+		// on below. The walk's hits are the lookup's: the same
+		// conditions, newest first. Narrowed to a channel or a member,
+		// the index's intersection is the short way.
+		bounds := []string{"message_id > $1"}
+		for _, w := range where {
+			if strings.HasPrefix(w, "message_id ") {
+				bounds = append(bounds, w)
+			}
+		}
+		walkArgs := append(slices.Clone(args), n) // the statements below have no such argument
+		// The terms are checked first, on their own (OFFSET 0 keeps the
+		// planner from merging the two filters and checking the words
+		// as substrings first, three times as long).
+		walk := "SELECT " + channelMessageColumns + " FROM (SELECT * FROM (SELECT * FROM channel_messages WHERE " + strings.Join(bounds, " AND ") +
+			" ORDER BY message_id DESC LIMIT $" + strconv.Itoa(len(walkArgs)) + ") w WHERE terms @@ " + query + "::tsquery OFFSET 0) m WHERE " + cond() + page
+		ms, err := searchChannelLog(ctx, qr, q, walk, walkArgs)
+		if err != nil || len(ms) >= q.Limit {
+			return ms, err
+		}
+	}
 	// Terms that few messages hold are looked up once, whole. Terms that
 	// many hold would match so many rows that sorting them all would take
 	// long: the newest day is searched first, then eight times further
@@ -418,35 +448,11 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 		cond() + page
 	var candidates int
 	if err := qr.QueryRow(ctx, "SELECT count(*) FROM (SELECT FROM channel_messages WHERE terms @@ $1::tsquery LIMIT $2) c",
-		pgx.QueryExecModeExec, tsquery, searchSizes.dense+1).Scan(&candidates); err != nil {
+		pgx.QueryExecModeExec, tsquery, searchSizes.few+1).Scan(&candidates); err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}
 	if candidates <= searchSizes.few {
 		return searchChannelLog(ctx, qr, q, sql, args)
-	}
-	if candidates > searchSizes.dense {
-		// So many messages hold the terms that the newest rows, read
-		// back through the primary key and each checked, hold a page of
-		// hits sooner than the index's lookup returns: a word in 3 % of
-		// a server's messages is one row in 30 of it. The walk reads at
-		// most walkRows of the log's rows (the inner LIMIT, which only
-		// the primary key serves, so the planner has no other way), so a
-		// word dense in the count but sparse among the newest rows costs
-		// a bounded walk before the windows. Its hits are the lookup's:
-		// the same conditions, newest first.
-		bounds := []string{"message_id > $1"}
-		for _, w := range where {
-			if strings.HasPrefix(w, "message_id ") {
-				bounds = append(bounds, w)
-			}
-		}
-		walkArgs := append(slices.Clone(args), walkRows(q)) // the windows' statement has no such argument
-		walk := "SELECT " + channelMessageColumns + " FROM (SELECT * FROM channel_messages WHERE " + strings.Join(bounds, " AND ") +
-			" ORDER BY message_id DESC LIMIT $" + strconv.Itoa(len(walkArgs)) + ") m WHERE terms @@ " + query + "::tsquery AND " + cond() + page
-		ms, err := searchChannelLog(ctx, qr, q, walk, walkArgs)
-		if err != nil || len(ms) >= q.Limit {
-			return ms, err
-		}
 	}
 	hi := time.Now().Add(time.Hour)
 	if !q.Until.IsZero() {
@@ -472,18 +478,60 @@ var searchSizes = struct {
 	// few is how many messages holding a search's terms are few enough
 	// to be checked all at once.
 	few int
-	// dense is how many messages holding a search's terms make them dense
-	// enough to walk the newest rows back, checking each.
-	dense int
-	// walk is how many of the newest rows a dense search reads back, at
-	// least, before it turns to the widening windows: a page of 10 for a
-	// word in one of 2,000 rows of the log.
+	// walk is how many of the newest rows a search not narrowed to a
+	// channel or member reads back per hit it wants, before it turns to
+	// the index: a page of 10 from 10,000 rows finds a word in one of
+	// 1,000 rows of the log (a word in 3 % of the messages of one of ten
+	// servers is one in 330, and rows with a word come in runs). A word
+	// it does not find costs the whole walk: 5–20 ms.
 	walk int
-}{few: 200, dense: 2000, walk: 20_000}
+}{few: 200, walk: 1000}
 
-// walkRows is how many of the newest rows a dense search for q reads back.
+// walkRows is how many of the newest rows a search for q reads back
+// first; beyond 50,000 (tens of milliseconds) the index is the quicker.
 func walkRows(q ChannelLogQuery) int {
-	return max(searchSizes.walk, 100*(q.Limit+q.Offset))
+	return min(50_000, searchSizes.walk*(q.Limit+q.Offset))
+}
+
+// coverTerms returns terms without the two-character terms that their
+// neighbours cover: of 東京タワー's 東京, 京タ, タワ and ワー, 京タ goes
+// (東京 and タワ hold its characters in turn) and so does ワー (タワ and
+// the next term, ーっ of 東京タワーって). Every term is in each row holding
+// the words, so fewer only widen the candidates, which are then checked
+// for the words as substrings; but each term in a lookup is a posting
+// list read, and a phrase of common characters holds many (a phrase of
+// ten characters: 9 lists, 5 after this).
+func coverTerms(terms []string) []string {
+	// ends[r] / starts[r]: how many kept two-character terms end / start with r.
+	ends, starts := map[rune]int{}, map[rune]int{}
+	pair := func(t string) (rune, rune, bool) {
+		rs := []rune(t)
+		if len(rs) != 2 || isASCIIWord(t) {
+			return 0, 0, false
+		}
+		return rs[0], rs[1], true
+	}
+	for _, t := range terms {
+		if a, b, ok := pair(t); ok {
+			starts[a]++
+			ends[b]++
+		}
+	}
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		a, b, ok := pair(t)
+		self := 0
+		if a == b {
+			self = 1 // 「ああ」 neither ends nor starts another by itself
+		}
+		if ok && ends[a]-self > 0 && starts[b]-self > 0 {
+			starts[a]--
+			ends[b]--
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // lexeme is term t quoted for a tsquery; prefix matches the words that

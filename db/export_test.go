@@ -3,9 +3,9 @@ package db
 import "testing"
 
 // SetSearchSizes sets, for t, the sizes by which SearchChannelLog chooses
-// how to look (see searchSizes).
-func SetSearchSizes(t testing.TB, few, dense, walk int) {
+// how to look (see searchSizes); walk 0 reads no rows back first.
+func SetSearchSizes(t testing.TB, few, walk int) {
 	old := searchSizes
-	searchSizes.few, searchSizes.dense, searchSizes.walk = few, dense, walk
+	searchSizes.few, searchSizes.walk = few, walk
 	t.Cleanup(func() { searchSizes = old })
 }
