@@ -436,24 +436,34 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 			return ms, err
 		}
 	}
-	// Terms that few messages hold are looked up once, whole. Terms that
+	// Terms that few messages hold are looked up once, whole: the first
+	// statement takes up to one more candidate than few from the index and
+	// checks them when they are no more. Nothing found there is either no
+	// hit or too many candidates, which a count tells apart. Terms that
 	// many hold would match so many rows that sorting them all would take
 	// long: the newest day is searched first, then eight times further
 	// back each time, until enough are found or the log's oldest message
 	// is passed. Either way the candidates come from the terms index
 	// (MATERIALIZED), so the planner cannot choose to walk a server's
 	// whole log backwards for a rare word.
-	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE terms @@ " + query +
-		"::tsquery AND message_id > $1)\nSELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " +
-		cond() + page
+	few := strconv.Itoa(searchSizes.few)
+	ms, err := searchChannelLog(ctx, qr, q, "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE terms @@ "+query+
+		"::tsquery LIMIT "+few+" + 1)\nSELECT "+channelMessageColumns+" FROM channel_messages JOIN c USING (message_id) WHERE "+
+		"(SELECT count(*) FROM c) <= "+few+" AND "+cond()+page, args)
+	if err != nil || len(ms) > 0 {
+		return ms, err
+	}
 	var candidates int
 	if err := qr.QueryRow(ctx, "SELECT count(*) FROM (SELECT FROM channel_messages WHERE terms @@ $1::tsquery LIMIT $2) c",
 		pgx.QueryExecModeExec, tsquery, searchSizes.few+1).Scan(&candidates); err != nil {
 		return nil, fmt.Errorf("search channel log of %s for %q: %w", q.Space, q.Query, err)
 	}
 	if candidates <= searchSizes.few {
-		return searchChannelLog(ctx, qr, q, sql, args)
+		return nil, nil
 	}
+	sql := "WITH c AS MATERIALIZED (SELECT message_id FROM channel_messages WHERE terms @@ " + query +
+		"::tsquery AND message_id > $1)\nSELECT " + channelMessageColumns + " FROM channel_messages JOIN c USING (message_id) WHERE " +
+		cond() + page
 	hi := time.Now().Add(time.Hour)
 	if !q.Until.IsZero() {
 		hi = q.Until
