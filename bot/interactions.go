@@ -129,6 +129,9 @@ func discordPermissions(p commands.Permission) int64 {
 	if p&commands.ManageChannels != 0 {
 		bits |= discordgo.PermissionManageChannels
 	}
+	if p&commands.ManageEvents != 0 {
+		bits |= discordgo.PermissionManageEvents
+	}
 	return bits
 }
 
@@ -155,6 +158,9 @@ func permissions(i *discordgo.InteractionCreate) commands.Permission {
 	}
 	if i.Member.Permissions&discordgo.PermissionManageChannels != 0 {
 		p |= commands.ManageChannels
+	}
+	if i.Member.Permissions&(discordgo.PermissionManageEvents|discordgo.PermissionCreateEvents) != 0 {
+		p |= commands.ManageEvents
 	}
 	return p
 }

@@ -40,6 +40,7 @@ type outgoing struct {
 	Nonce           string                            `json:"nonce"`
 	EnforceNonce    bool                              `json:"enforce_nonce"`
 	Components      []discordgo.MessageComponent      `json:"components,omitempty"`
+	Poll            *discordgo.Poll                   `json:"poll,omitempty"`
 }
 
 // createMessage posts m into channelID with its nonce enforced and returns

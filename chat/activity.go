@@ -59,7 +59,7 @@ func ToolPreview(args string, max int, keys ...string) string {
 
 // toolLabels name the built-in tools by what they do. The names are the
 // tools' own (tools/browse, tools/notes, tools/reminder, tools/knowledge,
-// tools/disasterinfo, tools/forecast, tools/channellog; offer_profile_fact is chat's own); cmd/yorozu's
+// tools/disasterinfo, tools/forecast, tools/channellog; offer_profile_fact, offer_poll and offer_event are chat's own); cmd/yorozu's
 // TestEveryToolHasALabel holds every tool the model is offered to a name here.
 var toolLabels = map[string]string{
 	"web_search":            "Web 検索",
@@ -79,6 +79,8 @@ var toolLabels = map[string]string{
 	"weather_forecast":      "天気予報を調べる",
 	"search_channel_log":    "チャンネルの記録を検索",
 	"offer_profile_fact":    "プロフィールに覚えるか尋ねる",
+	"offer_poll":            "投票を用意する",
+	"offer_event":           "イベントを用意する",
 }
 
 // ToolLabel names a tool call for a person, in Japanese: a built-in tool

@@ -18,9 +18,12 @@ const (
 	ManageMessages Permission = 1 << iota
 	// ManageChannels is needed to change a channel's persona or model.
 	ManageChannels
+	// ManageEvents (Discord's Manage Events or Create Events) is needed
+	// to create a server event yorozu proposed.
+	ManageEvents
 
 	// All is every permission (an administrator, or a DM's user).
-	All = ManageMessages | ManageChannels
+	All = ManageMessages | ManageChannels | ManageEvents
 )
 
 // OptionType is the kind of value an option takes.

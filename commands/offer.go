@@ -25,11 +25,12 @@ func OfferButtonID(id int64, accept bool) string {
 	return OfferPrefix + strconv.FormatInt(id, 10) + ":" + a
 }
 
-// OfferAction does what an accepted offer of its kind proposed and returns
+// OfferAction does what an accepted offer of its kind proposed, for the
+// press p that accepted it (the presser's permissions), and returns
 // what the offer's message then says under the preview (✅ 作成しました).
 // An error leaves the offer open to be pressed again; its text, when it is
 // a Refusal, is shown to the member.
-type OfferAction func(ctx context.Context, o db.Offer) (string, error)
+type OfferAction func(ctx context.Context, o db.Offer, p Press) (string, error)
 
 // Refusal is an error whose text is for the member: a missing permission,
 // a time gone by.
@@ -73,7 +74,7 @@ func pressOffer(ctx context.Context, q db.Querier, actions map[string]OfferActio
 		err = fmt.Errorf("no action for %s offers", o.Kind)
 	} else {
 		var done string
-		if done, err = act(ctx, o); err == nil {
+		if done, err = act(ctx, o, p); err == nil {
 			return PressReply{Update: p.Content + "\n" + done}
 		}
 	}

@@ -150,7 +150,7 @@ func profileReply(ctx context.Context, p Profiles, req Request, log *slog.Logger
 // ProfileOffer keeps the fact of an accepted offer_profile_fact offer in
 // its member's profile.
 func ProfileOffer(p Profiles) OfferAction {
-	return func(ctx context.Context, o db.Offer) (string, error) {
+	return func(ctx context.Context, o db.Offer, _ Press) (string, error) {
 		var payload memory.FactOffer
 		if err := json.Unmarshal(o.Payload, &payload); err != nil {
 			return "", fmt.Errorf("profile offer %d: %w", o.ID, err)

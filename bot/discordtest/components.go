@@ -160,13 +160,37 @@ func (s *Server) PressButton(channelID, messageID, customID string, user *discor
 		s.t.Fatalf("discordtest: press %q: message %s has no such button that can be pressed", customID, messageID)
 		return nil
 	}
-	msg := listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce, Components: wireComponents(m)}
-	payload := s.interactionPayloadLocked(channelID, user, perms)
+	payload := s.pressPayloadLocked(m, customID, user, perms)
 	s.mu.Unlock()
+	return s.dispatchInteraction(payload, "press "+customID)
+}
+
+// DoublePress is userID pressing the button twice before yorozu answered
+// the first press (a double tap, or two devices): both interactions carry
+// the message as it was, buttons and all. The message must carry the
+// button, as for PressButton.
+func (s *Server) DoublePress(channelID, messageID, customID string, user *discordgo.User, perms int64) [2]*discordgo.Interaction {
+	s.t.Helper()
+	s.mu.Lock()
+	m, ok := s.messages[messageID]
+	if !ok || m.ChannelID != channelID || !pressable(m, customID) {
+		s.mu.Unlock()
+		s.t.Fatalf("discordtest: double press %q: message %s in channel %s has no such button that can be pressed", customID, messageID, channelID)
+		return [2]*discordgo.Interaction{}
+	}
+	first, second := s.pressPayloadLocked(m, customID, user, perms), s.pressPayloadLocked(m, customID, user, perms)
+	s.mu.Unlock()
+	return [2]*discordgo.Interaction{s.dispatchInteraction(first, "press "+customID), s.dispatchInteraction(second, "press "+customID)}
+}
+
+// pressPayloadLocked is the INTERACTION_CREATE of a press of customID on m
+// by user. s.mu is held.
+func (s *Server) pressPayloadLocked(m *Message, customID string, user *discordgo.User, perms int64) map[string]any {
+	payload := s.interactionPayloadLocked(m.ChannelID, user, perms)
 	payload["type"] = discordgo.InteractionMessageComponent
 	payload["data"] = map[string]any{"custom_id": customID, "component_type": discordgo.ButtonComponent}
-	payload["message"] = msg
-	return s.dispatchInteraction(payload, "press "+customID)
+	payload["message"] = listedMessage{Message: s.wireMessage(m), Nonce: m.Nonce, Components: wireComponents(m)}
+	return payload
 }
 
 // SubmitModal is userID submitting the modal customID with the text

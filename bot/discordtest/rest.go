@@ -139,6 +139,8 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return s.channelLocked(r.Method, seg[1], seg[2:], body, r.URL.Query())
 	case seg[0] == "guilds" && len(seg) == 2 && r.Method == http.MethodGet:
 		return s.getGuildLocked(seg[1])
+	case seg[0] == "guilds" && len(seg) == 3 && seg[2] == "scheduled-events" && r.Method == http.MethodPost:
+		return s.createEventLocked(seg[1], body)
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && seg[3] == botID && r.Method == http.MethodGet:
 		return s.getBotMemberLocked(seg[1])
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && r.Method == http.MethodGet:

@@ -123,6 +123,9 @@ func (s *Server) getChannelLocked(id string) response {
 	}
 	ch := &discordgo.Channel{ID: id, Type: discordgo.ChannelTypeGuildText, Name: s.nameLocked(id, "channel-"+id),
 		GuildID: s.channelGuild[id], PermissionOverwrites: s.overwrites[id]}
+	if t, ok := s.chanTypes[id]; ok {
+		ch.Type = t
+	}
 	if parent, ok := s.threads[id]; ok {
 		ch.Type, ch.Name, ch.ParentID = discordgo.ChannelTypeGuildPublicThread, s.nameLocked(id, "thread-"+id), parent
 	}

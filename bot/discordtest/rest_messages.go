@@ -50,6 +50,9 @@ type Message struct {
 	CreatedAt time.Time
 	// Reactions are the bot's reactions on the message now, in order.
 	Reactions []string
+	// Poll is the poll the message was created with, as sent (nil for
+	// none).
+	Poll *discordgo.Poll
 }
 
 // nonceEntry is the message an enforced nonce made, and when.
@@ -70,6 +73,7 @@ type outgoing struct {
 	// Message (see decodeComponents).
 	Components json.RawMessage        `json:"components"`
 	Flags      discordgo.MessageFlags `json:"flags"`
+	Poll       *discordgo.Poll        `json:"poll"`
 }
 
 // Messages returns the messages of a channel in creation order, with their
@@ -203,6 +207,28 @@ func checkContent(content string, embeds int) response {
 	return response{}
 }
 
+// checkPoll is Discord's check of a poll request: a question of 1–300
+// characters, 1–10 answers of 1–55 characters, a duration of 1–768 hours
+// (absent: 24); the zero response lets it pass.
+func checkPoll(p *discordgo.Poll) response {
+	invalid := func(what string) response { return apiError(400, 50035, "Invalid Form Body: poll."+what) }
+	if n := utf8.RuneCountInString(p.Question.Text); n < 1 || n > 300 {
+		return invalid("question.text: Must be between 1 and 300 in length.")
+	}
+	if len(p.Answers) < 1 || len(p.Answers) > 10 {
+		return invalid("answers: Must be between 1 and 10 in length.")
+	}
+	for _, a := range p.Answers {
+		if a.Media == nil || utf8.RuneCountInString(a.Media.Text) < 1 || utf8.RuneCountInString(a.Media.Text) > 55 {
+			return invalid("answers.poll_media.text: Must be between 1 and 55 in length.")
+		}
+	}
+	if p.Duration < 0 || p.Duration > 768 {
+		return invalid("duration: Must be between 1 and 768.")
+	}
+	return response{}
+}
+
 // editLocked applies an edit to m: content when sent, components when
 // sent as an array (absent or null leaves them). s.mu is held.
 func (s *Server) editLocked(m *Message, in outgoing) response {
@@ -237,7 +263,14 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	if in.Content != nil {
 		content = *in.Content
 	}
-	if r := checkContent(content, len(in.Embeds)+len(s.uploads)); r.status != 0 {
+	if in.Poll != nil {
+		if s.deniedLocked(channelID, discordgo.PermissionSendPolls) {
+			return missingPermissions
+		}
+		if r := checkPoll(in.Poll); r.status != 0 {
+			return r
+		}
+	} else if r := checkContent(content, len(in.Embeds)+len(s.uploads)); r.status != 0 {
 		return r
 	}
 	comps, _, res := checkedComponents(in.Components)
@@ -263,7 +296,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 		ID: s.newIDLocked(), ChannelID: channelID, AuthorID: authorID, Content: content,
 		Reference: in.MessageReference, AllowedMentions: in.AllowedMentions, WebhookID: webhookID,
 		Attachments: s.uploads, Components: comps, Flags: in.Flags,
-		Nonce: nonce, EnforceNonce: in.EnforceNonce,
+		Nonce: nonce, EnforceNonce: in.EnforceNonce, Poll: in.Poll,
 	}
 	s.storeLocked(m)
 	if in.EnforceNonce && nonce != "" {

@@ -64,6 +64,11 @@ type Server struct {
 	names        map[string]string // guild or channel id -> SetName's name
 
 	overwrites map[string][]*discordgo.PermissionOverwrite // channel id -> DenyBot's
+	guildDeny  map[string]int64                            // guild id -> DenyBotInGuild's
+	chanTypes  map[string]discordgo.ChannelType            // channel id -> AddVoiceChannel's type
+
+	// Scheduled events, by guild id, in creation order.
+	events map[string][]*discordgo.GuildScheduledEvent
 
 	// Messages.
 	messages map[string]*Message
@@ -122,6 +127,9 @@ func New(t testing.TB) *Server {
 		reactionLog:  map[string][]string{},
 		channelGuild: map[string]string{},
 		overwrites:   map[string][]*discordgo.PermissionOverwrite{},
+		guildDeny:    map[string]int64{},
+		chanTypes:    map[string]discordgo.ChannelType{},
+		events:       map[string][]*discordgo.GuildScheduledEvent{},
 		guilds:       []string{DefaultGuildID},
 		messages:     map[string]*Message{},
 		order:        map[string][]string{},

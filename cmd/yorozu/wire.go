@@ -250,7 +250,8 @@ func (a *app) buildTools(ctx context.Context) error {
 	}
 	a.forecasts = weather.NewClient(weather.ClientOptions{JMA: a.jma})
 	builtin := append(reminder.Tools(a.sched.Reminders()), notes.Tools(a.memory)...)
-	builtin = append(builtin, chat.ProfileOfferTool(a.db.pool))
+	builtin = append(builtin, chat.ProfileOfferTool(a.db.pool), chat.PollOfferTool(a.db.pool),
+		chat.EventOfferTool(a.db.pool, chat.EventOfferDeps{Now: clock, LocationFor: a.sched.Reminders().LocationFor}))
 	builtin = append(builtin, knowledge.Tool(a.memory, cfg.Location), forecast.Tool(a.forecasts, cfg.WeatherAreaCode, clock))
 	builtin = append(builtin, channellog.Tool(channellog.Deps{DB: a.db.pool, Signer: signer, Location: cfg.Location}))
 	for _, t := range builtin {
@@ -385,7 +386,8 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	}
 	a.bot.AddAsk()
 	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
-	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{memory.FactOfferKind: commands.ProfileOffer(a.memory)}, a.logger))
+	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{
+		memory.FactOfferKind: commands.ProfileOffer(a.memory), chat.PollOfferKind: a.bot.PollOffer(), chat.EventOfferKind: a.bot.EventOffer(clock)}, a.logger))
 }
 
 // schedulePost writes one occurrence of a scheduled post: the chat
