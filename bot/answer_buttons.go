@@ -192,7 +192,21 @@ func (b *Bot) noteLastAnswer(channelID, messageID string) {
 	if b.lastAnswer == nil || len(b.lastAnswer) >= maxLastAnswers {
 		b.lastAnswer = map[string]string{}
 	}
+	// A channel's turns overlap at their ends (the next starts while the
+	// last is being stored), so a later answer may be noted first.
+	if last, ok := b.lastAnswer[channelID]; ok && newerID(last, messageID) {
+		return
+	}
 	b.lastAnswer[channelID] = messageID
+}
+
+// newerID reports whether Discord id a is newer than b: ids are
+// snowflakes, which grow with time.
+func newerID(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
 }
 
 // staleAgain reports whether messageID is an answer this process knows a

@@ -199,6 +199,10 @@ func TestMentionStreamsReply(t *testing.T) {
 	}
 	got := reqs[0]
 	got.At = time.Time{}
+	if got.Release == nil {
+		t.Error("the request has no Release: the channel's next turn would wait for the whole turn")
+	}
+	got.Release = nil
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("request = %+v\nwant      %+v", got, want)
 	}
@@ -484,6 +488,30 @@ func TestOneChannelAnsweredInOrder(t *testing.T) {
 	if strings.Join(order, ",") != "A,B" {
 		t.Errorf("answered %v, want A then B", order)
 	}
+}
+
+// A turn released by its responder (complete, and in the session's context
+// for the next) lets the channel's next turn start while it is still being
+// stored.
+func TestNextTurnStartsOnceReleased(t *testing.T) {
+	t.Parallel()
+	h := start(t, nil)
+	stored := make(chan struct{})
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if err := say("答え:"+req.Text)(ctx, req, emit); err != nil {
+			return err
+		}
+		if req.Text == "A" {
+			req.Release()
+			<-stored // A is still being stored
+		}
+		return nil
+	}
+	h.mention(chanID, "1", "A")
+	h.waitText(chanID, "答え:A")
+	h.mention(chanID, "2", "B")
+	h.waitText(chanID, "答え:A", "答え:B")
+	close(stored)
 }
 
 func TestQueuedShowsPlaceInLine(t *testing.T) {

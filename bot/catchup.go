@@ -113,8 +113,9 @@ func (b *Bot) firstSight(id string) bool {
 }
 
 // claimAttempt is a first try at claiming a turn's message, made beside
-// the turn's first reads (the context) so that it adds no time before the
-// model call; the turn waits for it only then (chat.Request.Admit).
+// the turn's context and model call so that it adds no time before the
+// model is asked; the turn waits for it before anything is shown, a tool
+// runs or the turn is kept (chat.Request.Admit).
 type claimAttempt struct {
 	done chan struct{}
 	ok   bool  // this process answers

@@ -14,6 +14,7 @@ import (
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/db"
+	"github.com/yorozu-bot/yorozu/llm"
 )
 
 // fakeClaims keeps claims in memory; away makes every call fail (the
@@ -154,6 +155,40 @@ func TestMentionClaimedElsewhere(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The model is asked while the claim is on its way; when another process
+// turns out to have claimed the message, the call is stopped at once and
+// nothing of it is shown.
+func TestLostClaimStopsTheModelCall(t *testing.T) {
+	claims := &fakeClaims{}
+	h := start(t, withClaims(claims, time.Minute))
+	h.srv.AddChannel(chanID)
+	h.resp.ignoreAdmit = true // the model call starts before the claim is known
+	stopped := make(chan error, 1)
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		if req.Text != "重複" {
+			return say("了解です。")(ctx, req, emit)
+		}
+		_ = emit(llm.Text{Text: "途中まで"})
+		select {
+		case <-ctx.Done():
+			stopped <- context.Cause(ctx)
+			return ctx.Err()
+		case <-time.After(10 * time.Second):
+			stopped <- nil
+			return errors.New("not stopped")
+		}
+	}
+	id := h.srv.NewID()
+	claims.claimedBy(id, "other")
+	h.srv.SendMessage(&discordgo.Message{ID: id, ChannelID: chanID, GuildID: guildID,
+		Author: &discordgo.User{ID: "u1", Username: "u1"}, Content: "<@" + h.srv.BotID() + "> 重複"})
+	if cause := <-stopped; !errors.Is(cause, errUnclaimed) {
+		t.Fatalf("the model call ended with %v, want it stopped as unclaimed", cause)
+	}
+	h.mention(chanID, "u1", "次")
+	h.waitText(chanID, "了解です。")
 }
 
 // A mention's claim is made while the responder reads the turn's context:

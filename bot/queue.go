@@ -3,6 +3,7 @@ package bot
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/chat"
@@ -153,7 +154,25 @@ func (b *Bot) drain(channelID string, q *channelQueue) {
 			b.answerAgain(t.req, t.again)
 			continue
 		}
-		b.handle(t.req, notice, t.hourglass)
+		// The next turn starts once this one is released: its answer is
+		// complete and it is in the session's context (chat.Request.
+		// Release), or it ended. What is left of it (storing it, its
+		// files, its ids) goes on beside the next.
+		released := make(chan struct{})
+		var once sync.Once
+		release := func() { once.Do(func() { close(released) }) }
+		req := t.req
+		req.Release = func() {
+			b.answered(req)
+			release()
+		}
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			defer release()
+			b.handle(req, notice, t.hourglass)
+		}()
+		<-released
 	}
 }
 

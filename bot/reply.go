@@ -446,9 +446,10 @@ func (r *reply) typing(ctx context.Context) {
 
 // answer runs one turn: the responder streams events while run renders them.
 // notice, when set, is a message of the bot's that the answer takes over.
-// claim, when set, is the claim of req's message under way: the responder
-// waits for it before the model call (chat.Request.Admit), and nothing is
-// shown before it succeeded; errUnclaimed when it did not.
+// claim, when set, is the claim of req's message under way: the model is
+// asked meanwhile, the responder waits for it before a tool runs and
+// before the turn is kept (chat.Request.Admit), and nothing is shown
+// before it succeeded; errUnclaimed when it did not.
 // It returns the turn's failure (nil when answered, or stopped with 停止).
 func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage, claim *claimAttempt) error {
 	// One id follows the turn through every log line and LLM record.
@@ -477,11 +478,20 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 	if claim == nil {
 		render()
 	} else {
+		// The model is asked while the claim is on its way; the answer
+		// shows once it is made, and a claim lost to another process
+		// stops the turn before anything of it was shown or kept.
+		go func() {
+			if claim.wait(ctx) {
+				render()
+				return
+			}
+			stop(errUnclaimed)
+		}()
 		req.Admit = func(ctx context.Context) error {
 			if !claim.wait(ctx) {
 				return errUnclaimed
 			}
-			render()
 			return nil
 		}
 	}

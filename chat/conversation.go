@@ -19,6 +19,12 @@ type Pipeline interface {
 	Run(ctx context.Context, req llm.Request, emit func(llm.Event) error) (llm.Result, error)
 }
 
+// reserver is a Pipeline that can take the slot of a turn's first model
+// call ahead of it; *llm.Pipeline satisfies it.
+type reserver interface {
+	Reserve(ctx context.Context, model string) (context.Context, func())
+}
+
 // Store gives a turn its context and keeps the turn; *memory.Memory
 // satisfies it.
 type Store interface {
@@ -62,6 +68,16 @@ const defaultStoreTimeout = 10 * time.Second
 func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Event) error) error {
 	key := memory.SessionKey(req.Session)
 	space := req.space()
+	model := c.Model
+	if req.Model != "" {
+		model = req.Model
+	}
+	if r, ok := c.Pipeline.(reserver); ok {
+		// The model's slot is taken while the context is read.
+		var unreserve func()
+		ctx, unreserve = r.Reserve(ctx, model)
+		defer unreserve()
+	}
 	sctx, cancel := context.WithTimeout(ctx, c.storeTimeout())
 	defer cancel()
 	if d, ok := c.Store.(defaultSpacer); ok && space == "" {
@@ -91,11 +107,6 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if aside != nil {
 		system = strings.TrimSpace(system + "\n\n" + <-aside)
 	}
-	if req.Admit != nil {
-		if err := req.Admit(ctx); err != nil {
-			return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
-		}
-	}
 	if system != "" {
 		msgs = withSystem(msgs, system)
 	}
@@ -112,10 +123,6 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 
 		ManageChannels: req.ManageChannels,
 	})
-	model := c.Model
-	if req.Model != "" {
-		model = req.Model
-	}
 	var offers *tools.Offers
 	if req.Source == "discord" && req.AuthorID != "" {
 		// Only Discord shows an offer's buttons.
@@ -125,7 +132,16 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	imgs := c.images(ctx, model, req)
 	msgs = withImages(msgs, imgs.send)
 	var act activityLog
-	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, act.watch(notesBeforeEnd(imgs.notes, emit)))
+	// The model is asked while the adapter's claim may still be on its
+	// way (Admit): the claim is waited for before a tool runs and before
+	// the turn is kept, not before the model starts.
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools},
+		act.watch(notesBeforeEnd(imgs.notes, admittedTools(ctx, req.Admit, emit))))
+	if req.Admit != nil {
+		if err := req.Admit(ctx); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
+		}
+	}
 	// A failed turn is kept too (the user's message, and whatever part of
 	// the answer was written), so the next turn has it in context.
 	at := req.At
@@ -139,7 +155,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 		turn.Reply.Content = strings.TrimRight(res.Content, " \n")
 		turn.Reply.Activity.Stopped = true
 	}
-	c.record(ctx, req, turn)
+	c.record(ctx, req, turn, runErr == nil)
 	if runErr == nil && offers != nil {
 		for _, o := range offers.List() {
 			if err := emit(llm.Offer{ID: o.ID, Kind: o.Kind, Preview: o.Preview, Accept: o.Accept, Decline: o.Decline}); err != nil {
@@ -165,14 +181,58 @@ func turnOf(req Request, space memory.Space, asked string, at time.Time, reply m
 	}
 }
 
-// record keeps turn, req's, in its session; a failure is logged.
-func (c *Conversation) record(ctx context.Context, req Request, turn memory.Turn) {
+// record keeps turn, req's, in its session; a failure is logged. A turn
+// that answered (release) lets the adapter go on with the channel's next
+// turn as soon as that turn's context would include it: at once with a
+// store that keeps begun turns in the context (beginner), else once it is
+// stored.
+func (c *Conversation) record(ctx context.Context, req Request, turn memory.Turn, release bool) {
 	// The reply is already out; keeping it must not be cut short by a
 	// user-facing deadline, only by its own.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
 	defer rcancel()
-	if err := c.Store.Record(rctx, memory.SessionKey(req.Session), turn); err != nil {
+	key := memory.SessionKey(req.Session)
+	var err error
+	if b, ok := c.Store.(beginner); ok {
+		commit := b.Begin(key, turn)
+		if release && req.Release != nil {
+			req.Release()
+		}
+		err = commit(rctx)
+	} else {
+		err = c.Store.Record(rctx, key, turn)
+		if release && req.Release != nil {
+			req.Release()
+		}
+	}
+	if err != nil {
 		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
+	}
+}
+
+// beginner is a Store that keeps a turn in its session's context from the
+// moment it is begun, while it is being stored; *memory.Memory satisfies
+// it.
+type beginner interface {
+	Begin(key memory.SessionKey, turn memory.Turn) (commit func(ctx context.Context) error)
+}
+
+// admittedTools passes events on to emit, waiting for admit (when set)
+// before the first tool of the turn runs: a turn whose message another
+// process claimed runs none.
+func admittedTools(ctx context.Context, admit func(context.Context) error, emit func(llm.Event) error) func(llm.Event) error {
+	if admit == nil {
+		return emit
+	}
+	admitted := false
+	return func(ev llm.Event) error {
+		if _, ok := ev.(llm.ToolStarted); ok && !admitted {
+			if err := admit(ctx); err != nil {
+				return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
+			}
+			admitted = true
+		}
+		return emit(ev)
 	}
 }
 

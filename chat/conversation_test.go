@@ -256,19 +256,22 @@ func TestAsideRunsBesideTheContext(t *testing.T) {
 	}
 }
 
-// A turn whose Admit fails ends with ErrNotAdmitted after the context was
-// read: the model is not asked and nothing is recorded. One admitted is
-// answered and kept.
-func TestAdmitBeforeTheModelCall(t *testing.T) {
-	c, srv, _ := newConversation(t)
+// A turn whose Admit fails ends with ErrNotAdmitted: the model may have
+// been asked (the claim is made beside the call), but no tool runs and
+// nothing is recorded. One admitted runs its tool and is kept, and the
+// adapter is released once the turn is in the context.
+func TestAdmitBeforeToolsAndRecord(t *testing.T) {
+	c, srv, callers := newConversation(t)
 	refused := errors.New("claimed elsewhere")
+	srv.Script(ollamatest.ToolCalls(ollamatest.Call("shout", map[string]any{"word": "a", "times": 1})))
+	released := false
 	req := Request{Session: "discord:channel:1", Source: "discord", Text: "こんにちは",
-		Admit: func(context.Context) error { return refused }}
+		Admit: func(context.Context) error { return refused }, Release: func() { released = true }}
 	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); !errors.Is(err, refused) || !errors.Is(err, ErrNotAdmitted) {
 		t.Fatalf("Handle = %v, want ErrNotAdmitted with Admit's error", err)
 	}
-	if n := srv.ChatCalls(); n != 0 {
-		t.Errorf("the model was asked %d times", n)
+	if len(*callers) != 0 || released {
+		t.Errorf("refused turn: %d tool calls, released %v", len(*callers), released)
 	}
 	msgs, err := c.Store.Context(t.Context(), "discord:channel:1", "", "次")
 	if err != nil {
@@ -277,9 +280,17 @@ func TestAdmitBeforeTheModelCall(t *testing.T) {
 	if len(msgs) != 2 { // the system prompt and the new text: nothing kept
 		t.Errorf("after a refused turn the context holds %d messages", len(msgs))
 	}
-	admitted := false
-	req.Admit = func(context.Context) error { admitted = true; return nil }
-	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); err != nil || !admitted || srv.ChatCalls() != 1 {
-		t.Errorf("admitted turn: %v, admitted %v, %d model calls", err, admitted, srv.ChatCalls())
+	admitted := 0
+	srv.Script(ollamatest.ToolCalls(ollamatest.Call("shout", map[string]any{"word": "a", "times": 1})), ollamatest.Text("どうぞ。"))
+	req.Admit = func(context.Context) error { admitted++; return nil }
+	req.Release = func() {
+		released = true
+		msgs, err := c.Store.Context(context.WithoutCancel(t.Context()), "discord:channel:1", "", "次")
+		if err != nil || len(msgs) < 4 {
+			t.Errorf("released before the turn is in the context: %d messages, %v", len(msgs), err)
+		}
+	}
+	if err := c.Handle(t.Context(), req, func(llm.Event) error { return nil }); err != nil || admitted == 0 || !released || len(*callers) != 1 {
+		t.Errorf("admitted turn: %v, admitted %d times, released %v, %d tool calls", err, admitted, released, len(*callers))
 	}
 }

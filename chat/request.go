@@ -67,11 +67,20 @@ type Request struct {
 	// It is left out where the channel's settings turn it off.
 	Talk []talk.Message
 
-	// Admit, when set, is waited for once the turn's context is read,
-	// before its first model call: the Discord adapter claims the message
-	// meanwhile. An error ends the turn there, before anything was written
-	// or recorded, with ErrNotAdmitted and that error.
+	// Admit, when set, is waited for before the turn does anything that
+	// lasts: before its first tool runs and before it is recorded (a
+	// handler may wait for it before its first model call instead). The
+	// Discord adapter claims the message meanwhile, and shows nothing of
+	// the answer before the claim is made. An error ends the turn there,
+	// with nothing run or recorded, with ErrNotAdmitted and that error.
 	Admit func(ctx context.Context) error
+	// Release, when set, is called once the turn's answer is complete and
+	// the turn is part of its session's context for the turn after it
+	// (recorded, or on its way to the database where the store keeps it
+	// in the context meanwhile): the adapter may start the channel's next
+	// turn while this one is still being stored. Not called for a turn
+	// that failed.
+	Release func()
 }
 
 // ErrNotAdmitted ends a turn whose Request.Admit failed. It is not a

@@ -451,7 +451,7 @@ func (h *SummaryHandler) Handle(ctx context.Context, req Request, emit func(llm.
 	}
 	if h.Keep != nil {
 		h.Keep.record(ctx, req, turnOf(req, req.space(), req.Text, at,
-			memory.MessageRecord{Content: text, Model: h.Summarizer.Model, At: now()}))
+			memory.MessageRecord{Content: text, Model: h.Summarizer.Model, At: now()}), false)
 	}
 	return emit(llm.Done{})
 }

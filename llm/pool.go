@@ -436,6 +436,9 @@ type slot struct {
 // leaves the line. A background waiter lets every other waiter go first.
 // exclude are servers not to use.
 func (p *Pool) acquire(ctx context.Context, model string, background bool, exclude []*server, queued func(position int) error) (*slot, error) {
+	if s := reserved(ctx, model, !background && len(exclude) == 0); s != nil {
+		return s, nil
+	}
 	w := &waiter{model: model, background: background, exclude: exclude,
 		ready: make(chan *server, 1), moved: make(chan struct{}, 1)}
 	p.mu.Lock()
