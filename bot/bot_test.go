@@ -514,6 +514,36 @@ func TestNextTurnStartsOnceReleased(t *testing.T) {
 	close(stored)
 }
 
+// A file that came before the answer was complete (a chart drawn while the
+// model wrote) goes out in the answer's message: the typing indicator and
+// one POST, nothing more.
+func TestFileWithTheAnswerGoesInItsMessage(t *testing.T) {
+	t.Parallel()
+	h := start(t, nil)
+	h.resp.script = func(ctx context.Context, req chat.Request, emit func(llm.Event) error) error {
+		emit(llm.Text{Text: "晴れです。"})
+		emit(llm.File{Name: "forecast.png", ContentType: "image/png", Data: []byte("\x89PNG fake")})
+		return emit(llm.Done{})
+	}
+	before := len(h.srv.Calls())
+	h.mention(chanID, "1", "天気は？")
+	msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) > 0 && len(ms[0].Attachments) > 0 })
+	time.Sleep(200 * time.Millisecond) // anything more would have come by now
+	msgs = h.srv.BotMessages(chanID)
+	if len(msgs) != 1 || msgs[0].Content != "晴れです。" || msgs[0].Attachments[0].Filename != "forecast.png" {
+		t.Fatalf("messages %+v; want the answer with its chart", msgs)
+	}
+	var writes []string
+	for _, c := range h.srv.Calls()[before:] {
+		if c.Method != "GET" {
+			writes = append(writes, c.Method+" "+c.Path)
+		}
+	}
+	if len(writes) > 2 {
+		t.Errorf("%d writes for the answer and its chart: %v", len(writes), writes)
+	}
+}
+
 func TestQueuedShowsPlaceInLine(t *testing.T) {
 	t.Parallel()
 	h := start(t, nil)

@@ -19,13 +19,11 @@ const maxFilesPerMessage = 10
 // after an unknown outcome does not post the files twice. A failure is
 // logged: the answer itself is already out.
 func (r *reply) sendFiles(ctx context.Context, userMessageID string) {
-	files := r.files
+	r.mu.Lock()
+	files := r.files[r.filesOut:]
+	r.mu.Unlock()
 	if len(files) > maxFilesPerMessage {
 		files = files[:maxFilesPerMessage]
-	}
-	uploads := make([]*discordgo.File, len(files))
-	for i, f := range files {
-		uploads[i] = &discordgo.File{Name: f.Name, ContentType: f.ContentType, Reader: bytes.NewReader(f.Data)}
 	}
 	msg := outgoing{AllowedMentions: noMentions(), Reference: r.ref}
 	if userMessageID != "" {
@@ -33,9 +31,45 @@ func (r *reply) sendFiles(ctx context.Context, userMessageID string) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
-	if _, err := createMessage(ctx, r.b.session, r.channelID, msg, uploads...); err != nil {
+	if _, err := createMessage(ctx, r.b.session, r.channelID, msg, uploads(files)...); err != nil {
 		r.b.log.Warn("discord files not sent", "channel_id", r.channelID, "files", len(files), "err", err)
 	}
+}
+
+// takeFiles hands the files that came so far to the answer's last message
+// (at most maxFilesPerMessage).
+func (r *reply) takeFiles() []llm.File {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	files := r.files[r.filesOut:]
+	if len(files) > maxFilesPerMessage {
+		files = files[:maxFilesPerMessage]
+	}
+	r.filesOut += len(files)
+	return files
+}
+
+// untakeFiles gives back n files taken for a message that was not sent.
+func (r *reply) untakeFiles(n int) {
+	r.mu.Lock()
+	r.filesOut -= n
+	r.mu.Unlock()
+}
+
+// filesLeft reports whether files came that the answer did not carry.
+func (r *reply) filesLeft() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.files) > r.filesOut
+}
+
+// uploads are files as discordgo sends them.
+func uploads(files []llm.File) []*discordgo.File {
+	out := make([]*discordgo.File, len(files))
+	for i, f := range files {
+		out[i] = &discordgo.File{Name: f.Name, ContentType: f.ContentType, Reader: bytes.NewReader(f.Data)}
+	}
+	return out
 }
 
 // sendOffers posts each offer of the turn (a fact to keep, a poll, an

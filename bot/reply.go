@@ -60,7 +60,8 @@ type reply struct {
 
 	sent     []sentMessage
 	typingAt time.Time
-	files    []llm.File  // sent after the answer's text
+	files    []llm.File  // sent with the answer's last message, or after it
+	filesOut int         // how many of files went out with the answer
 	offers   []llm.Offer // sent after the files, each with its buttons
 	// nonces are the nonces of messages being created, by slot: the part
 	// index, or -1-k for the k-th message of the tail. A retry of a slot
@@ -278,7 +279,13 @@ func (r *reply) sync(ctx context.Context, want []string, final bool) (next time.
 				return time.Time{}, r.fatal
 			}
 			buttons := r.buttonsFor(i, len(want), final)
-			id, err := r.send(ctx, i, content, i == 0, buttons)
+			var files []llm.File
+			if final && i == len(want)-1 {
+				// The turn's files (a chart) that came with the answer go
+				// out in its last message: one write less.
+				files = r.takeFiles()
+			}
+			id, err := r.send(ctx, i, content, i == 0, buttons, files...)
 			if err != nil {
 				return time.Time{}, err // later parts wait: messages stay in order
 			}
@@ -373,7 +380,7 @@ func (r *reply) flushTail(ctx context.Context, want []string) error {
 // send creates the message of one slot, with the answer button buttons
 // when the reply has them. Its nonce is kept until the slot is out, so
 // even a retry from the reply loop cannot post it twice.
-func (r *reply) send(ctx context.Context, slot int, content string, asReply bool, buttons string) (string, error) {
+func (r *reply) send(ctx context.Context, slot int, content string, asReply bool, buttons string, files ...llm.File) (string, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
 	defer cancel()
 	nonce, ok := r.nonces[slot]
@@ -388,8 +395,9 @@ func (r *reply) send(ctx context.Context, slot int, content string, asReply bool
 	if r.withButtons && buttons != "" {
 		data.Components = r.b.answerComponents(buttons, r.userMessageID, r.askerID)
 	}
-	id, err := createMessage(ctx, r.b.session, r.channelID, data)
+	id, err := createMessage(ctx, r.b.session, r.channelID, data, uploads(files)...)
 	if err != nil {
+		r.untakeFiles(len(files))
 		err = fmt.Errorf("send reply in channel %s: %w", r.channelID, err)
 		if refused(err) {
 			r.mu.Lock()
@@ -546,7 +554,7 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 		}
 		b.noteLastAnswer(req.ChannelID, r.sent[last].id)
 	}
-	if failed == nil && len(r.files) > 0 {
+	if failed == nil && r.filesLeft() {
 		r.sendFiles(ctx, req.MessageID)
 	}
 	if failed == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/yorozu-bot/yorozu/llm"
@@ -32,6 +33,9 @@ type Weather struct {
 	Office    string        // WEATHER_AREA_CODE: the place when none is asked
 	Now       func() time.Time
 	Logger    *slog.Logger
+
+	chartMu sync.Mutex
+	charts  map[*weather.Forecast]drawnChart
 }
 
 const placeUnknownNote = "ユーザーが尋ねた「%s」は気象庁の予報区から特定できなかったため、代わりに既定の地域（%s）の予報を渡しています。" +
@@ -62,14 +66,83 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	if note != "" {
 		system = note + "\n\n" + system
 	}
-	if err := w.Chat.with(system).Handle(ctx, req, emit); err != nil || f == nil {
+	if f == nil {
+		return w.Chat.with(system).Handle(ctx, req, emit)
+	}
+	// The chart is drawn while the model answers, and goes out with the
+	// answer when it is ready by then (one message), else right after it.
+	chart := w.chart(f, now(), func(err error) {
+		logger.Warn("weather chart not drawn", "office", place.Office, "err", err)
+	})
+	sent := false
+	withChart := func(ev llm.Event) error {
+		if _, done := ev.(llm.Done); done && !sent {
+			select {
+			case file, ok := <-chart:
+				sent = true
+				if ok {
+					if err := emit(file); err != nil {
+						return err
+					}
+				}
+			default:
+			}
+		}
+		return emit(ev)
+	}
+	if err := w.Chat.with(system).Handle(ctx, req, withChart); err != nil || sent {
 		return err
 	}
-	// The chart follows the answer; without it the answer still stands.
-	png, ok, err := weather.Chart(f, now())
-	if err != nil || !ok {
-		logger.Warn("weather chart not drawn", "office", place.Office, "err", err)
-		return nil
+	// Without the chart the answer still stands.
+	if file, ok := <-chart; ok {
+		return emit(file)
 	}
-	return emit(llm.File{Name: weather.ChartFilename, ContentType: "image/png", Data: png})
+	return nil
+}
+
+// chart draws f's chart as of now in the background: the channel gives the
+// file, or closes without one when there is none (failed is told why when
+// drawing failed). A forecast's chart is drawn once a day and kept while
+// the forecast is the one in use.
+func (w *Weather) chart(f *weather.Forecast, now time.Time, failed func(error)) <-chan llm.File {
+	out := make(chan llm.File, 1)
+	day := now.Format(time.DateOnly)
+	w.chartMu.Lock()
+	c, ok := w.charts[f]
+	w.chartMu.Unlock()
+	if ok && c.day == day {
+		out <- llm.File{Name: weather.ChartFilename, ContentType: "image/png", Data: c.png}
+		close(out)
+		return out
+	}
+	go func() {
+		defer close(out)
+		png, ok, err := weather.Chart(f, now)
+		if err != nil || !ok {
+			if err != nil {
+				failed(err)
+			}
+			return
+		}
+		w.chartMu.Lock()
+		if len(w.charts) >= maxCharts {
+			clear(w.charts) // forecasts replaced by newer ones
+		}
+		if w.charts == nil {
+			w.charts = map[*weather.Forecast]drawnChart{}
+		}
+		w.charts[f] = drawnChart{day: day, png: png}
+		w.chartMu.Unlock()
+		out <- llm.File{Name: weather.ChartFilename, ContentType: "image/png", Data: png}
+	}()
+	return out
+}
+
+// maxCharts bounds the charts kept: one a place asked about lately.
+const maxCharts = 32
+
+// drawnChart is a forecast's chart, drawn on day (YYYY-MM-DD).
+type drawnChart struct {
+	day string
+	png []byte
 }
