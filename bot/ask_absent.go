@@ -35,6 +35,9 @@ type askTarget struct {
 const (
 	askAbsentLost = "質問したメッセージを覚えていられませんでした（時間が経ったか、よろずが再起動しました）。もう一度「よろずに聞く」からお試しください。"
 	askAbsentNoDM = "よろずとの DM を開けなかったため、答えられませんでした。しばらくしてからもう一度お試しください。"
+	// askAbsentNotServed answers a user who shares no server in
+	// DISCORD_GUILDS: they could not DM yorozu either.
+	askAbsentNotServed = "よろずを使えるのは、よろずが参加しているサーバーのメンバーだけです（管理者の設定によるものです）。"
 )
 
 // keepAskTarget keeps the message a modal is being opened on from where
@@ -89,6 +92,24 @@ func (b *Bot) askAbsent(s *discordgo.Session, i *discordgo.InteractionCreate, ta
 	deferred := b.deferResponse(ctx, s, i, discordgo.InteractionResponseDeferredChannelMessageWithSource, "ask", AskCommandName)
 	if !deferred {
 		return // Discord did not take it: nothing can be answered
+	}
+	// The same limits as a DM: the user must share a served server, and
+	// may start only so many turns.
+	if len(b.opts.Guilds) > 0 {
+		ok, err := b.sharesAllowedGuild(ctx, user)
+		switch {
+		case err != nil:
+			b.log.Error("ask: check the asker's servers", "user_id", user, "err", err)
+			b.sayEphemeral(ctx, s, i, genericErrorReply, true)
+			return
+		case !ok:
+			b.sayEphemeral(ctx, s, i, askAbsentNotServed, true)
+			return
+		}
+	}
+	if allowed, _ := b.limiter.Allow(user, b.now()); !allowed {
+		b.sayEphemeral(ctx, s, i, rateLimitedReply, true)
+		return
 	}
 	dm, err := b.openDM(s, user)(ctx)
 	if err != nil {
