@@ -94,3 +94,64 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 		t.Errorf("turns = %+v, want the question about the message in the asker's DM (%s)", reqs, dm)
 	}
 }
+
+// With DISCORD_GUILDS set, 「よろずに聞く」 from a group DM answers only a
+// user who shares one of those servers (as a DM would); anyone else is
+// told why, and the model is not called.
+func TestAskAbsentOnlyForMembersOfServedServers(t *testing.T) {
+	t.Parallel()
+	const group, served = "700", "901"
+	srv := discordtest.New(t)
+	srv.AddGroupDM(group)
+	srv.SetGuilds(served)
+	srv.AddMember(served, "41")
+	target := srv.PostInGroupDM(&discordgo.Message{ChannelID: group, Content: "集合は10時",
+		Author: &discordgo.User{ID: "42", Username: "bob"}})
+	resp := &fakeResponder{script: say("10時に駅前です。")}
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, Guilds: []string{served}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.AddAsk()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	ask := func(user string) string {
+		u := &discordgo.User{ID: user, Username: "u" + user}
+		i := srv.UseMessageCommand(group, AskCommandName, target.ID, u, 0)
+		var modal string
+		if err := srv.WaitFor(ctx, func() bool {
+			for _, r := range srv.InteractionResponses() {
+				if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
+					modal = r.Response.Data.CustomID
+					return true
+				}
+			}
+			return false
+		}); err != nil {
+			t.Fatal("no modal")
+		}
+		s := srv.SubmitModal(group, modal, map[string]string{askInputID: "何時？"}, u, 0)
+		var text string
+		if err := srv.WaitFor(ctx, func() bool {
+			m, _ := srv.Original(s.ID)
+			text = m.Content
+			return text != ""
+		}); err != nil {
+			t.Fatalf("user %s got no answer", user)
+		}
+		return text
+	}
+	if got := ask("43"); got != askAbsentNotServed {
+		t.Errorf("a user of no served server was answered %q", got)
+	}
+	if n := len(resp.requests()); n != 0 {
+		t.Errorf("%d model turns for a user of no served server", n)
+	}
+	if got := ask("41"); got != "10時に駅前です。" {
+		t.Errorf("a member of a served server was answered %q", got)
+	}
+}
