@@ -17,7 +17,9 @@ import (
 // The message command 「よろずに聞く」 (Apps → よろずに聞く on any message):
 // it opens a modal for a question about the message, and the answer is a
 // turn like a mention's, replying to that message, with the message (its
-// text, its files' names) and its reply chain in the context.
+// text, its files' names) and its reply chain in the context. It is
+// declared for a user install too: where yorozu is not a member, the
+// answer comes through the interaction alone (ask_absent.go).
 const (
 	// AskCommandName is the command's name, as Discord shows it to English
 	// users.
@@ -41,19 +43,19 @@ const (
 func (b *Bot) AddAsk() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	types := []discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall}
-	contexts := []discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM}
-	b.commands = append(b.commands, &discordgo.ApplicationCommand{
-		Type: discordgo.MessageApplicationCommand, Name: AskCommandName,
-		NameLocalizations: &map[discordgo.Locale]string{discordgo.Japanese: askCommandJA},
-		IntegrationTypes:  &types, Contexts: &contexts,
-	})
+	b.commands = append(b.commands, applicationCommand(commands.Command{
+		Name: AskCommandName, NameJA: askCommandJA, Message: true, Anywhere: true,
+	}))
 	b.ask = true
 }
 
 // openAsk answers a use of 「よろずに聞く」 with its modal.
 func (b *Bot) openAsk(s *discordgo.Session, i *discordgo.InteractionCreate) {
 	target := i.ApplicationCommandData().TargetID
+	if botAbsent(i) && !b.keepAskTarget(i, target) {
+		b.goRespond(s, i, askUnreadable)
+		return
+	}
 	b.goEvent("ask_modal", func() {
 		ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
 		defer cancel()
@@ -100,6 +102,10 @@ func (b *Bot) onAskSubmit(s *discordgo.Session, i *discordgo.InteractionCreate) 
 		return
 	}
 	question := strings.TrimSpace(modalValue(data, askInputID))
+	if botAbsent(i) && question != "" {
+		b.goEvent("ask_submit", func() { b.askAbsent(s, i, target, question) })
+		return
+	}
 	b.goEvent("ask_submit", func() {
 		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 		defer cancel()
@@ -150,23 +156,9 @@ func (b *Bot) askRequest(i *discordgo.InteractionCreate, m *discordgo.Message, q
 	if i.GuildID == "" {
 		session = memory.DiscordDM(i.ChannelID)
 	}
-	name := ""
-	if i.Member != nil {
-		name = i.Member.Nick
-	}
-	user := i.User
-	if i.Member != nil && i.Member.User != nil {
-		user = i.Member.User
-	}
-	if user != nil && name == "" {
-		name = user.GlobalName
-		if name == "" {
-			name = user.Username
-		}
-	}
 	return chat.Request{
 		Session: string(session), Source: "discord", GuildID: i.GuildID, ChannelID: i.ChannelID,
-		MessageID: i.ID, AnswerTo: m.ID, AuthorID: interactionUser(i), AuthorName: name,
+		MessageID: i.ID, AnswerTo: m.ID, AuthorID: interactionUser(i), AuthorName: askerName(i),
 		Text: question, At: b.now(), ReplyTo: m.ID,
 		ReplyChain: []memory.ChainMessage{chainMessage(m, botID)},
 	}

@@ -157,6 +157,7 @@ type Bot struct {
 	commands []*discordgo.ApplicationCommand
 	handlers map[string]commands.Command // by name
 	ask      bool                        // 「よろずに聞く」 is declared (AddAsk)
+	askedAt  map[string]askTarget        // 「よろずに聞く」's messages from where yorozu is not (ask_absent.go)
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
 	modes    map[string]string           // channel id -> its own mode (modes.go)

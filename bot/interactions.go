@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -246,6 +247,9 @@ func (b *Bot) onInteractionCreate(s *discordgo.Session, i *discordgo.Interaction
 		return
 	}
 	req := request(i)
+	if req.BotAbsent {
+		req.OpenDM = b.openDM(s, req.UserID)
+	}
 	b.mu.Lock()
 	ask := b.ask && req.Command == AskCommandName
 	b.mu.Unlock()
@@ -399,12 +403,13 @@ func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.Inter
 		return followups(ctx, s, i, parts[1:])
 	}
 	text := reply.Text
+	edit := &discordgo.WebhookEdit{Content: &text, AllowedMentions: noMentions()}
 	if reply.Public {
 		text = postedReply
+	} else if comps := replyComponents(reply); comps != nil {
+		edit.Components = &comps
 	}
-	_, err := s.InteractionResponseEdit(i.Interaction, &discordgo.WebhookEdit{
-		Content: &text, AllowedMentions: noMentions(),
-	}, discordgo.WithContext(ctx))
+	_, err := s.InteractionResponseEdit(i.Interaction, edit, discordgo.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("edit deferred response of interaction %s: %w", i.ID, err)
 	}
@@ -414,6 +419,39 @@ func answerCommand(ctx context.Context, s *discordgo.Session, i *discordgo.Inter
 	// The deferred response is edited first: a follow-up sent before
 	// would take its place, ephemeral.
 	return followups(ctx, s, i, parts)
+}
+
+// openDM is the Request.OpenDM of userID: it opens (or finds) the user's
+// DM with yorozu, which yorozu may post in wherever the user is.
+func (b *Bot) openDM(s *discordgo.Session, userID string) func(ctx context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		if userID == "" {
+			return "", errors.New("open a DM: no user")
+		}
+		ctx, cancel := context.WithTimeout(ctx, restTimeout)
+		defer cancel()
+		ch, err := s.UserChannelCreate(userID, discordgo.WithContext(ctx))
+		if err != nil {
+			return "", fmt.Errorf("open the DM of user %s: %w", userID, err)
+		}
+		return ch.ID, nil
+	}
+}
+
+// replyComponents are a reply's buttons as one action row; nil for none.
+func replyComponents(reply commands.Reply) []discordgo.MessageComponent {
+	if len(reply.Buttons) == 0 {
+		return nil
+	}
+	var row []discordgo.MessageComponent
+	for _, bt := range reply.Buttons {
+		style := discordgo.SuccessButton
+		if bt.Secondary {
+			style = discordgo.SecondaryButton
+		}
+		row = append(row, discordgo.Button{Label: bt.Label, Style: style, CustomID: bt.CustomID})
+	}
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
 }
 
 // followups posts texts as public follow-ups of interaction i, in order.
@@ -451,12 +489,13 @@ func (b *Bot) complete(s *discordgo.Session, i *discordgo.InteractionCreate, c c
 	}
 }
 
-// respond answers interaction i with reply, mentioning nobody; only its
-// user sees it unless it is public.
+// respond answers interaction i with reply and its buttons, mentioning
+// nobody; only its user sees it unless it is public.
 func respond(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, reply commands.Reply) error {
 	data := &discordgo.InteractionResponseData{
 		Content:         reply.Text,
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+		Components:      replyComponents(reply),
 	}
 	if !reply.Public {
 		data.Flags = discordgo.MessageFlagsEphemeral

@@ -64,6 +64,9 @@ func (b *Bot) onModalSubmit(s *discordgo.Session, i *discordgo.InteractionCreate
 	}
 	req := commands.Request{Command: name, Options: map[string]any{}, UserID: interactionUser(i), GuildID: i.GuildID,
 		ChannelID: i.ChannelID, Perms: permissions(i), TargetID: target, BotAbsent: botAbsent(i)}
+	if req.BotAbsent {
+		req.OpenDM = b.openDM(s, req.UserID)
+	}
 	for _, in := range c.Modal.Inputs {
 		req.Options[in.ID] = modalValue(data, in.ID)
 	}

@@ -180,6 +180,10 @@ type Request struct {
 	// can neither read nor post there; only the reply to the command
 	// reaches the user.
 	BotAbsent bool
+	// OpenDM, when set (where BotAbsent), opens the user's DM with yorozu
+	// and returns its channel: what yorozu has to deliver later (a
+	// reminder) goes there, as it cannot post where the command came from.
+	OpenDM func(ctx context.Context) (channelID string, err error)
 	// Progress, when set, shows how far a slow command is (要約中… 3/8)
 	// to its user while the reply is awaited; the adapter may show only
 	// the latest.
@@ -246,6 +250,17 @@ type Reply struct {
 	// Public shows the reply to the whole channel; by default only the
 	// user who used the command sees it.
 	Public bool
+	// Buttons go under the reply's text, in one row (登録 / やめる).
+	Buttons []Button
+}
+
+// Button is one button under a Reply: its id is handled by the Buttons
+// whose Prefix starts it.
+type Button struct {
+	Label    string
+	CustomID string
+	// Secondary shows it grey (a way out); otherwise it is the green one.
+	Secondary bool
 }
 
 // Text is a reply only its user sees.

@@ -60,7 +60,9 @@ var idOption = func() Option {
 
 // Remind is /remind add|list|cancel|pause|resume|skip: the caller's
 // reminders, one-shot and repeating; with Manage Messages, anyone's in the
-// server may be cancelled, paused, resumed or skipped.
+// server may be cancelled, paused, resumed or skipped. It works where
+// yorozu is not a member too (a user install): a reminder set there is
+// delivered to the user's DM with yorozu.
 func Remind(r Reminders, log *slog.Logger) Command {
 	sub := func(name, en, ja string, opts ...Option) Option {
 		return Option{Type: Subcommand, Name: name, Description: en, DescriptionJA: ja, Options: opts}
@@ -83,6 +85,9 @@ func Remind(r Reminders, log *slog.Logger) Command {
 			sub("resume", "Resume a paused reminder", "一時停止したリマインダーを再開", idOption()),
 			sub("skip", "Skip the next occurrence of a repeating reminder", "繰り返しリマインダーの次の1回をスキップ", idOption()),
 		},
+		// Reminders are kept in the database and delivered to a DM where
+		// yorozu cannot post: they need yorozu nowhere.
+		Anywhere: true,
 		Run: func(ctx context.Context, req Request) Reply {
 			return Text(remindReply(ctx, r, req, log))
 		},
@@ -134,13 +139,31 @@ func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *
 	if err != nil {
 		return err.Error()
 	}
+	toDM := ""
+	if req.BotAbsent && !db.PostKind(kind) {
+		// yorozu cannot post here: the reminder goes to the user's DM,
+		// with a link back to where it was set.
+		dm := ""
+		if req.OpenDM != nil {
+			dm, err = req.OpenDM(ctx)
+		}
+		if dm == "" {
+			log.Warn("/remind add: open the user's DM", "user_id", req.UserID, "err", err)
+			return remindThisNoDM
+		}
+		if n := utf8.RuneCountInString(what) + 1 + len(placeLink(req)); n <= maxContentRunes {
+			p.Content = what + " " + placeLink(req)
+		}
+		p.GuildID, p.ChannelID, p.SessionKey = "", dm, string(memory.DiscordDM(dm))
+		toDM = "\nここにはよろずがいないため、よろずとの DM にお届けします（ここへのリンク付き）。"
+	}
 	if w.Rule != nil {
 		rem, err := r.Repeat(ctx, p, *w.Rule, loc)
 		if err != nil {
 			log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 			return "登録できませんでした。しばらくしてからもう一度お試しください。"
 		}
-		return confirmation(ctx, r, rem)
+		return confirmation(ctx, r, rem) + toDM
 	}
 	p.DueAt = w.At
 	rem, err := r.Create(ctx, p)
@@ -148,7 +171,12 @@ func remindAdd(ctx context.Context, r Reminders, req Request, kind string, log *
 		log.Error("/remind add", "user_id", req.UserID, "kind", kind, "err", err)
 		return "登録できませんでした。しばらくしてからもう一度お試しください。"
 	}
-	return confirmation(ctx, r, rem) + w.Note
+	return confirmation(ctx, r, rem) + w.Note + toDM
+}
+
+// placeLink is a link to the channel (DM, group DM) a command came from.
+func placeLink(req Request) string {
+	return "https://discord.com/channels/" + guildOrMe(req.GuildID) + "/" + req.ChannelID
 }
 
 // limitReached is the refusal when the caller (or, for a post, the
@@ -283,15 +311,24 @@ func sessionKey(req Request) string {
 }
 
 func remindList(ctx context.Context, r Reminders, req Request, log *slog.Logger) string {
-	rs, err := r.List(ctx, req.UserID, req.ChannelID)
+	channel, head := req.ChannelID, "あなたのリマインダー：\n"
+	if req.BotAbsent {
+		// Nothing of yorozu's is delivered here: all of the user's, which
+		// only they see.
+		channel, head = "", "あなたのリマインダー（すべての場所）：\n"
+	}
+	rs, err := r.List(ctx, req.UserID, channel)
 	if err != nil {
 		log.Error("/remind list", "user_id", req.UserID, "err", err)
 		return "リマインダーを読み込めませんでした。しばらくしてからもう一度お試しください。"
 	}
-	if len(rs) == 0 {
+	switch {
+	case len(rs) == 0 && req.BotAbsent:
+		return "あなたのリマインダーはありません。`/remind add` で設定できます。"
+	case len(rs) == 0:
 		return "このチャンネルであなたのリマインダーはありません。`/remind add` で設定できます。"
 	}
-	return listText("あなたのリマインダー：\n", r, rs)
+	return listText(head, r, rs)
 }
 
 // listText lists rs under head, each with its next occurrence and, when
@@ -323,7 +360,7 @@ func listText(head string, r Reminders, rs []db.Reminder) string {
 func remindCancel(ctx context.Context, r Reminders, req Request, log *slog.Logger) string {
 	user, id := req.UserID, req.Int("id")
 	rem, err := r.Cancel(ctx, user, id)
-	if errors.Is(err, db.ErrNotFound) && !req.DM() && req.Can(ManageMessages) {
+	if errors.Is(err, db.ErrNotFound) && !req.DM() && !req.BotAbsent && req.Can(ManageMessages) {
 		rem, err = r.CancelInGuild(ctx, req.GuildID, id)
 	}
 	switch {
@@ -352,10 +389,10 @@ func notPendingText(rem db.Reminder) string {
 }
 
 // owner is who the caller acts as: themself, and with Manage Messages in
-// a server, anyone there.
+// a server yorozu is in, anyone there.
 func owner(req Request) db.Owner {
 	o := db.Owner{UserID: req.UserID}
-	if !req.DM() && req.Can(ManageMessages) {
+	if !req.DM() && !req.BotAbsent && req.Can(ManageMessages) {
 		o.Guild = req.GuildID
 	}
 	return o

@@ -53,7 +53,9 @@ const (
 )
 
 // Summary is /summary: the talk of a channel (this one unless channel:
-// names another) since a time or a message, posted in the channel.
+// names another) since a time or a message, posted in the channel. It is
+// offered where yorozu is not a member too (a user install), where it
+// says why it cannot read the talk there (summaryAbsentReply).
 func Summary(o SummaryOptions) Command {
 	o = o.withDefaults()
 	return Command{
@@ -67,11 +69,22 @@ func Summary(o SummaryOptions) Command {
 			{Type: Channel, Name: "channel", Description: "The channel to summarise (default: this one)",
 				DescriptionJA: "要約するチャンネル（既定はこのチャンネル）"},
 		},
+		Anywhere: true,
 		Run: func(ctx context.Context, req Request) Reply {
+			if req.BotAbsent {
+				return Text(summaryAbsentReply)
+			}
 			return o.runSummary(ctx, req)
 		},
 	}
 }
+
+// summaryAbsentReply answers /summary where yorozu is not a member (a
+// group DM, a server only the user installed it in): Discord gives a
+// command there no history, and yorozu may not read one it is not in.
+const summaryAbsentReply = "ここ（よろずが参加していないグループ DM やサーバー）の会話は、よろずには読めないため要約できません。" +
+	"1 件のメッセージについてなら、そのメッセージの「アプリ」→「よろずに聞く」で「要約して」と聞けます。" +
+	"会話全体を要約するには、よろずがいるサーバーのチャンネルか、よろずとの DM で /summary を使ってください。"
 
 // SummaryFromHere is the message command 「ここから要約」: the talk of the
 // message's channel from that message to now.

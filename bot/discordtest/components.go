@@ -138,7 +138,8 @@ func wireComponents(m *Message) []discordgo.MessageComponent {
 }
 
 // PressButton is userID pressing the button with customID on message
-// messageID: it dispatches INTERACTION_CREATE of type 3 (message
+// messageID (an ephemeral one too, which only its user sees, though
+// anyone's press of it can be scripted): it dispatches INTERACTION_CREATE of type 3 (message
 // component) as Discord does, with a fresh id and token, and returns the
 // interaction as discordgo reads it. In a channel of a server
 // (PutChannelInGuild) the user comes as a member whose permissions in the
@@ -149,7 +150,7 @@ func wireComponents(m *Message) []discordgo.MessageComponent {
 func (s *Server) PressButton(channelID, messageID, customID string, user *discordgo.User, perms int64) *discordgo.Interaction {
 	s.t.Helper()
 	s.mu.Lock()
-	m, ok := s.messages[messageID]
+	m, ok := s.pressableLocked(messageID)
 	if !ok || m.ChannelID != channelID {
 		s.mu.Unlock()
 		s.t.Fatalf("discordtest: press %q: no message %s in channel %s", customID, messageID, channelID)
@@ -216,7 +217,7 @@ func (s *Server) SubmitModal(channelID, customID string, values map[string]strin
 
 // interactionPayloadLocked is what every interaction in channelID by user
 // carries: its id and token, the channel, and the member (in a server) or
-// the user (in a DM). s.mu is held.
+// the user (in a DM, or a group DM yorozu is not in). s.mu is held.
 func (s *Server) interactionPayloadLocked(channelID string, user *discordgo.User, perms int64) map[string]any {
 	id, token := s.newIDLocked(), "fake-token-"+s.newIDLocked()
 	guildID := s.channelGuild[channelID]
@@ -231,7 +232,13 @@ func (s *Server) interactionPayloadLocked(channelID string, user *discordgo.User
 		"app_permissions": strconv.FormatInt(EveryonePermissions, 10),
 		"entitlements":    []any{},
 	}
-	if guildID != "" {
+	switch {
+	case s.privateLocked(channelID):
+		payload["channel"] = map[string]any{"id": channelID, "type": discordgo.ChannelTypeGroupDM}
+		payload["context"] = discordgo.InteractionContextPrivateChannel
+		payload["authorizing_integration_owners"] = map[string]string{"1": user.ID}
+		payload["user"] = u
+	case guildID != "":
 		payload["guild_id"] = guildID
 		payload["guild_locale"] = "ja"
 		payload["channel"] = map[string]any{"id": channelID, "type": discordgo.ChannelTypeGuildText, "guild_id": guildID}
@@ -241,7 +248,7 @@ func (s *Server) interactionPayloadLocked(channelID string, user *discordgo.User
 			"user": u, "roles": []string{}, "joined_at": time.Now().Add(-24 * time.Hour).Format(time.RFC3339),
 			"permissions": strconv.FormatInt(perms, 10), "deaf": false, "mute": false, "flags": 0, "nick": nil,
 		}
-	} else {
+	default:
 		payload["channel"] = map[string]any{"id": channelID, "type": discordgo.ChannelTypeDM}
 		payload["context"] = discordgo.InteractionContextBotDM
 		payload["authorizing_integration_owners"] = map[string]string{"0": "0"}

@@ -133,6 +133,8 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		}}
 	case r.Method == http.MethodGet && path == "/users/@me":
 		return response{status: 200, body: &discordgo.User{ID: botID, Username: botName, Bot: true}}
+	case r.Method == http.MethodPost && path == "/users/@me/channels":
+		return s.createDMLocked(body)
 	case seg[0] == "channels" && len(seg) == 2 && r.Method == http.MethodGet:
 		return s.getChannelLocked(seg[1])
 	case seg[0] == "channels" && len(seg) >= 3:

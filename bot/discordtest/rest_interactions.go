@@ -232,8 +232,14 @@ func (s *Server) interactionCallbackLocked(id, token string, body json.RawMessag
 		res = s.createResponseLocked(in, data)
 	case discordgo.InteractionResponseDeferredChannelMessageWithSource:
 		in.original = &Message{ID: s.newIDLocked(), ChannelID: in.channelID, AuthorID: botID, WebhookID: appID, Flags: data.Flags}
+		if data.Flags&discordgo.MessageFlagsEphemeral != 0 {
+			if s.ephemeral == nil {
+				s.ephemeral = map[string]*Message{}
+			}
+			s.ephemeral[in.original.ID] = in.original
+		}
 	case discordgo.InteractionResponseUpdateMessage:
-		m, ok := s.messages[in.messageID]
+		m, ok := s.pressableLocked(in.messageID)
 		if !ok {
 			return apiError(http.StatusNotFound, 10008, "Unknown Message")
 		}
@@ -287,10 +293,25 @@ func (s *Server) ephemeralLocked(in *interaction, data outgoing) response {
 	if res.status != 0 {
 		return res
 	}
-	return response{status: http.StatusOK, msg: &Message{
+	m := &Message{
 		ID: s.newIDLocked(), ChannelID: in.channelID, AuthorID: botID, WebhookID: appID, Content: content,
 		AllowedMentions: data.AllowedMentions, Components: comps, Flags: data.Flags, CreatedAt: time.Now(),
-	}}
+	}
+	if s.ephemeral == nil {
+		s.ephemeral = map[string]*Message{}
+	}
+	s.ephemeral[m.ID] = m
+	return response{status: http.StatusOK, msg: m}
+}
+
+// pressableLocked is the message id whose buttons can be pressed: one in
+// a channel, or an ephemeral one. s.mu is held.
+func (s *Server) pressableLocked(id string) (*Message, bool) {
+	if m, ok := s.messages[id]; ok {
+		return m, true
+	}
+	m, ok := s.ephemeral[id]
+	return m, ok
 }
 
 // followupLocked answers POST /webhooks/{app}/{token}: a follow-up message
@@ -343,7 +364,7 @@ func (s *Server) editInteractionMessageLocked(token, messageID string, body json
 			}
 		}
 	case in.answer == discordgo.InteractionResponseDeferredMessageUpdate || in.answer == discordgo.InteractionResponseUpdateMessage:
-		m = s.messages[in.messageID]
+		m, _ = s.pressableLocked(in.messageID)
 	default:
 		m = in.original
 	}

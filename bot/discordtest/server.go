@@ -61,6 +61,8 @@ type Server struct {
 	channelGuild map[string]string // channel id -> guild id (PutChannelInGuild)
 	guilds       []string          // guilds in READY
 	members      map[string]bool   // "guild id/user id" of AddMember
+	groupDMs     map[string]bool   // AddGroupDM's channels, where the bot is not
+	dms          map[string]string // user id -> the DM channel the bot opened
 	names        map[string]string // guild or channel id -> SetName's name
 
 	overwrites map[string][]*discordgo.PermissionOverwrite // channel id -> DenyBot's
@@ -72,10 +74,12 @@ type Server struct {
 
 	// Messages.
 	messages map[string]*Message
-	order    map[string][]string // channel id -> message ids in creation order
-	nonces   map[string]nonceEntry
-	webhooks map[string]webhook
-	uploads  []Attachment // files of the request being routed
+	// ephemeral are the messages only an interaction's user sees, by id.
+	ephemeral map[string]*Message
+	order     map[string][]string // channel id -> message ids in creation order
+	nonces    map[string]nonceEntry
+	webhooks  map[string]webhook
+	uploads   []Attachment // files of the request being routed
 	// reactionLog is the bot's reaction calls by message: "+⏳", "-⏳".
 	reactionLog map[string][]string
 

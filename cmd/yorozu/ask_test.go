@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/bot"
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
@@ -133,60 +135,85 @@ func TestAskAboutAMessage(t *testing.T) {
 }
 
 // TestRemindThis: 「これをリマインド」 on a message opens a form asking
-// when; the reminder is kept with a link to the message and its time is
-// read back. A form left empty, or a time that cannot be read, is refused
-// with the reason and nothing is kept.
+// when; the time is read back (with the next occurrences of a repeat)
+// before anything is kept, and only 登録, pressed by the user who asked,
+// keeps the reminder with a link to the message; やめる keeps nothing. A
+// form left empty, or a time that cannot be read, is refused with the
+// reason and nothing is kept.
 func TestRemindThis(t *testing.T) {
+	useClock(t, time.Date(2026, 12, 2, 8, 0, 0, 0, tokyo))
 	h := start(t, nil)
 	h.discord.PutChannelInGuild(channelID, guildID)
 	target := h.say(bobID, "来週の会費は3000円です")
-	open := func() string {
-		id := h.discord.NewID()
-		h.discord.SendInteraction(&discordgo.Interaction{ID: id, Type: discordgo.InteractionApplicationCommand, Token: "tok-" + id,
-			ChannelID: channelID, GuildID: guildID, Member: member(aliceID, 0),
-			Data: discordgo.ApplicationCommandInteractionData{Name: commands.RemindThisName, CommandType: discordgo.MessageApplicationCommand, TargetID: target.ID}})
-		r := h.response(t, id)
+	// submit sends the form and returns its interaction and what it shows.
+	submit := func(when, what string) (string, discordtest.Message) {
+		t.Helper()
+		i := h.discord.UseMessageCommand(channelID, commands.RemindThisName, target.ID, &discordgo.User{ID: aliceID}, 0)
+		r := h.response(t, i.ID)
 		if r.Type != discordgo.InteractionResponseModal || r.Data == nil || len(r.Data.Components) != 2 {
 			t.Fatalf("「これをリマインド」 answered type %d %+v, want a form with two inputs", r.Type, r.Data)
 		}
-		return r.Data.CustomID
+		s := h.discord.SubmitModal(channelID, r.Data.CustomID, map[string]string{"when": when, "what": what}, &discordgo.User{ID: aliceID}, 0)
+		return s.ID, h.shown(t, s.ID)
 	}
-	submit := func(when, what string) string {
-		i := h.discord.SubmitModal(channelID, open(), map[string]string{"when": when, "what": what}, &discordgo.User{ID: aliceID}, 0)
-		r := h.response(t, i.ID)
-		if r.Data == nil || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
-			t.Fatalf("the form's answer is not ephemeral: %+v", r)
-		}
-		if r.Data.Content == "" { // deferred: the answer is the edited original
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			var text string
-			h.discord.WaitFor(ctx, func() bool {
-				m, ok := h.discord.Original(i.ID)
-				text = m.Content
-				return ok && text != ""
-			})
-			return text
-		}
-		return r.Data.Content
+	if _, got := submit("", "会費"); !strings.Contains(got.Content, "いつ知らせるかが空です") {
+		t.Errorf("an empty when = %q", got.Content)
 	}
-	if got := submit("", "会費"); !strings.Contains(got, "いつ知らせるかが空です") {
-		t.Errorf("an empty when = %q", got)
+	if _, got := submit("そのうち", "会費"); !strings.Contains(got.Content, "読み取れませんでした") || len(got.Buttons()) != 0 {
+		t.Errorf("an unreadable when = %q with %d buttons", got.Content, len(got.Buttons()))
 	}
-	if got := submit("そのうち", "会費"); !strings.Contains(got, "読み取れませんでした") {
-		t.Errorf("an unreadable when = %q", got)
+
+	readID, readBack := submit("明日の9時", "会費を払う")
+	due := time.Date(2026, 12, 3, 9, 0, 0, 0, tokyo)
+	if !strings.Contains(readBack.Content, fmt.Sprintf("<t:%d:F>", due.Unix())) || !strings.Contains(readBack.Content, "まだ登録していません") {
+		t.Errorf("the read-back = %q, want %s read back and nothing kept yet", readBack.Content, due)
+	}
+	if readBack.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Errorf("the read-back is not ephemeral (flags %d)", readBack.Flags)
+	}
+	keep, _ := readBackButtons(t, readBack)
+	h.waitCount(t, "SELECT count(*) FROM reminders", 0)
+
+	// Someone else's press is refused and keeps nothing.
+	other := h.discord.PressButton(channelID, readBack.ID, keep, &discordgo.User{ID: bobID}, 0)
+	if got := h.shown(t, other.ID); !strings.Contains(got.Content, "本人だけ") {
+		t.Errorf("bob's press = %q, want it refused", got.Content)
 	}
 	h.waitCount(t, "SELECT count(*) FROM reminders", 0)
 
-	got := submit("明日の9時", "会費を払う")
-	if !strings.Contains(got, "<t:") {
-		t.Errorf("the answer does not read the time back: %q", got)
+	h.discord.PressButton(channelID, readBack.ID, keep, &discordgo.User{ID: aliceID}, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := h.discord.WaitFor(ctx, func() bool {
+		m, _ := h.discord.Original(readID)
+		return strings.Contains(m.Content, "を登録しました")
+	}); err != nil {
+		m, _ := h.discord.Original(readID)
+		t.Fatalf("登録 did not keep it: the read-back now says %q", m.Content)
 	}
 	link := "https://discord.com/channels/" + guildID + "/" + channelID + "/" + target.ID
 	h.waitCount(t, "SELECT count(*) FROM reminders", 1)
-	var content string
-	if err := h.pool.QueryRow(context.Background(), "SELECT content FROM reminders WHERE user_id = $1", aliceID).Scan(&content); err != nil ||
-		!strings.Contains(content, "会費を払う") || !strings.Contains(content, link) {
-		t.Errorf("the reminder keeps %q (%v), want the words and the link %s", content, err, link)
+	var content, channel string
+	var at time.Time
+	if err := h.pool.QueryRow(context.Background(), "SELECT content, channel_id, due_at FROM reminders WHERE user_id = $1", aliceID).Scan(&content, &channel, &at); err != nil ||
+		!strings.Contains(content, "会費を払う") || !strings.Contains(content, link) || channel != channelID || !at.Equal(due) {
+		t.Errorf("the reminder keeps %q in %s at %s (%v), want the words and the link %s in %s at %s", content, channel, at, err, link, channelID, due)
 	}
+
+	// A repeat reads back its next occurrences; やめる keeps nothing.
+	repeatID, repeat := submit("毎週月曜の8時", "定例")
+	for _, d := range []int{7, 14, 21} {
+		if stamp := fmt.Sprintf("<t:%d:F>", time.Date(2026, 12, d, 8, 0, 0, 0, tokyo).Unix()); !strings.Contains(repeat.Content, stamp) {
+			t.Errorf("the repeat's read-back %q does not show %s (12/%d 8:00)", repeat.Content, stamp, d)
+		}
+	}
+	_, drop := readBackButtons(t, repeat)
+	h.discord.PressButton(channelID, repeat.ID, drop, &discordgo.User{ID: aliceID}, 0)
+	if err := h.discord.WaitFor(ctx, func() bool {
+		m, _ := h.discord.Original(repeatID)
+		return strings.Contains(m.Content, "やめました")
+	}); err != nil {
+		t.Errorf("やめる was not answered in place")
+	}
+	h.waitCount(t, "SELECT count(*) FROM reminders", 1)
 }

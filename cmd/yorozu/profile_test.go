@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/ollama/ollama/api"
 
+	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
@@ -135,9 +136,10 @@ func TestProfileOfferNeedsConsent(t *testing.T) {
 }
 
 // TestUserInstall: commands are registered for a server install, and
-// /profile also for a user install (integration types guild and user;
-// contexts server, bot DM and group DM); in a group DM yorozu is not in,
-// /profile works and a command that needs yorozu there says so.
+// /profile, /remind, /summary, 「よろずに聞く」 and 「これをリマインド」 also
+// for a user install (integration types guild and user; contexts server,
+// bot DM and group DM); in a group DM yorozu is not in, /profile works and
+// a command that needs yorozu there says so.
 func TestUserInstall(t *testing.T) {
 	h := start(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -145,6 +147,7 @@ func TestUserInstall(t *testing.T) {
 	if err := h.discord.WaitFor(ctx, func() bool { return len(h.discord.Commands()) > 0 }); err != nil {
 		t.Fatal("no commands registered")
 	}
+	anywhere := 0
 	for _, c := range h.discord.Commands() {
 		types, contexts := "nil", "nil"
 		if c.IntegrationTypes != nil {
@@ -154,12 +157,17 @@ func TestUserInstall(t *testing.T) {
 			contexts = fmt.Sprint(*c.Contexts)
 		}
 		wantTypes, wantContexts := "[0]", "[0 1]"
-		if c.Name == "profile" {
+		switch c.Name {
+		case "profile", "remind", "summary", bot.AskCommandName, commands.RemindThisName:
 			wantTypes, wantContexts = "[0 1]", "[0 1 2]"
+			anywhere++
 		}
 		if types != wantTypes || contexts != wantContexts {
 			t.Errorf("/%s registered with integration_types %s and contexts %s, want %s and %s", c.Name, types, contexts, wantTypes, wantContexts)
 		}
+	}
+	if anywhere != 5 {
+		t.Errorf("%d commands registered for a user install, want 5", anywhere)
 	}
 
 	const groupDM = "700000000000000001"

@@ -67,14 +67,15 @@ type app struct {
 	web       *web.Server
 	jobsUI    *scheduler.JobsUI // River's UI under /jobs/, built on its first request
 	metrics   *metrics.Metrics
-	chooser   *chat.Chooser        // the router with the persona and model in force; what both adapters call
-	settings  *web.Settings        // the admin page's live settings; nil when they could not be read
-	search    *browse.LiveSearcher // the search backend in force
-	limiter   *chat.RateLimiter    // per-user turns, shared by Discord and the admin page's chat
-	health    *health.Checker      // DATA_DIR, Ollama and the models, checked in the background
-	dbWatch   *db.Watch            // whether the database answers, said once per outage
-	chanlog   *chanlog.Log         // the channel log's ingester (/channel log on)
-	summary   *chat.Summarizer     // /summary, 「さっきの話まとめて」 and digests; nil without Discord
+	chooser   *chat.Chooser         // the router with the persona and model in force; what both adapters call
+	settings  *web.Settings         // the admin page's live settings; nil when they could not be read
+	search    *browse.LiveSearcher  // the search backend in force
+	limiter   *chat.RateLimiter     // per-user turns, shared by Discord and the admin page's chat
+	health    *health.Checker       // DATA_DIR, Ollama and the models, checked in the background
+	dbWatch   *db.Watch             // whether the database answers, said once per outage
+	chanlog   *chanlog.Log          // the channel log's ingester (/channel log on)
+	summary   *chat.Summarizer      // /summary, 「さっきの話まとめて」 and digests; nil without Discord
+	buttons   commands.ButtonSigner // signs the buttons commands put under their replies
 
 	handover *bot.Handover // who holds the Discord gateway; nil without the bot
 	// fatal ends serve: something went wrong that a restart should fix.
@@ -155,6 +156,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 	if err != nil {
 		return nil, err
 	}
+	a.buttons = commands.ButtonSigner{Key: buttonKey}
 	var discord *bot.Bot
 	if cfg.DiscordToken != "" {
 		b, err := bot.New(bot.Options{
@@ -366,7 +368,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	reminders := a.sched.Reminders()
 	for _, c := range []commands.Command{
 		commands.Remind(reminders, a.logger),
-		commands.RemindThis(reminders, a.logger),
+		commands.RemindThis(reminders, a.db.pool, a.buttons, a.logger),
 		commands.Schedule(reminders, a.logger),
 		commands.Timezone(reminders, a.logger),
 		commands.Forget(a.memory, a.chanlog, a.logger),
@@ -386,6 +388,7 @@ func (a *app) addCommands(summarizer *chat.Summarizer) {
 	}
 	a.bot.AddAsk()
 	a.bot.AddButtons(commands.ReminderButtons(reminders, scheduler.ButtonPrefix, a.logger))
+	a.bot.AddButtons(commands.RemindThisButtons(reminders, a.db.pool, a.buttons, a.logger))
 	a.bot.AddButtons(commands.OfferButtons(a.db.pool, map[string]commands.OfferAction{
 		memory.FactOfferKind: commands.ProfileOffer(a.memory), chat.PollOfferKind: a.bot.PollOffer(), chat.EventOfferKind: a.bot.EventOffer(clock)}, a.logger))
 }

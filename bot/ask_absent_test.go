@@ -1,0 +1,157 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/internal/logtest"
+	"github.com/yorozu-bot/yorozu/memory"
+)
+
+// 「よろずに聞く」 in a group DM yorozu is not in: an answer longer than a
+// message streams into the interaction's ephemeral response and goes on
+// in ephemeral follow-ups, whole and in order; the model reads the chosen
+// message as Discord resolved it, the turn is the asker's DM's, and yorozu
+// never calls Discord on the group DM (which would be refused).
+func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
+	t.Parallel()
+	const group = "700"
+	srv := discordtest.New(t)
+	srv.AddGroupDM(group)
+	target := srv.PostInGroupDM(&discordgo.Message{ChannelID: group, Content: "この本、面白かった",
+		Author: &discordgo.User{ID: "42", Username: "bob"}})
+	para := func(r string) string { return strings.Repeat(r, 900) + "。" }
+	chunks := []string{para("あ"), "\n\n", para("い"), "\n\n", para("う")}
+	resp := &fakeResponder{script: say(chunks...)}
+	logs := &logtest.Buffer{}
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, EditInterval: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.AddAsk()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+
+	alice := &discordgo.User{ID: "41", Username: "alice"}
+	i := srv.UseMessageCommand(group, AskCommandName, target.ID, alice, 0)
+	var modal string
+	if err := srv.WaitFor(ctx, func() bool {
+		for _, r := range srv.InteractionResponses() {
+			if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
+				modal = r.Response.Data.CustomID
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no modal; log:\n%s", logs)
+	}
+	s := srv.SubmitModal(group, modal, map[string]string{askInputID: "どんな本？"}, alice, 0)
+	want := strings.Join(chunks, "")
+	var shown []discordtest.Message
+	if err := srv.WaitFor(ctx, func() bool {
+		original, ok := srv.Original(s.ID)
+		if !ok {
+			return false
+		}
+		shown = append([]discordtest.Message{original}, srv.Followups(s.ID)...)
+		var got strings.Builder
+		for _, m := range shown {
+			got.WriteString(m.Content)
+		}
+		return got.String() == want
+	}); err != nil {
+		t.Fatalf("the answer was not shown whole: %d messages; log:\n%s", len(shown), logs)
+	}
+	if len(shown) != 2 {
+		t.Errorf("the answer took %d messages, want 2", len(shown))
+	}
+	for _, m := range shown {
+		if m.Flags&discordgo.MessageFlagsEphemeral == 0 {
+			t.Errorf("message %s is seen by all (flags %d)", m.ID, m.Flags)
+		}
+	}
+	for _, c := range srv.Calls() {
+		if strings.HasPrefix(c.Path, "/channels/"+group) {
+			t.Errorf("yorozu called %s %s in the group DM", c.Method, c.Path)
+		}
+	}
+	reqs := resp.requests()
+	dm, _ := srv.DMChannel(alice.ID)
+	if len(reqs) != 1 || reqs[0].Session != string(memory.DiscordDM(dm)) || len(reqs[0].ReplyChain) == 0 ||
+		reqs[0].ReplyChain[0].Content != "この本、面白かった" || reqs[0].Text != "どんな本？" {
+		t.Errorf("turns = %+v, want the question about the message in the asker's DM (%s)", reqs, dm)
+	}
+}
+
+// With DISCORD_GUILDS set, 「よろずに聞く」 from a group DM answers only a
+// user who shares one of those servers (as a DM would); anyone else is
+// told why, and the model is not called.
+func TestAskAbsentOnlyForMembersOfServedServers(t *testing.T) {
+	t.Parallel()
+	const group, served = "700", "901"
+	srv := discordtest.New(t)
+	srv.AddGroupDM(group)
+	srv.SetGuilds(served)
+	srv.AddMember(served, "41")
+	target := srv.PostInGroupDM(&discordgo.Message{ChannelID: group, Content: "集合は10時",
+		Author: &discordgo.User{ID: "42", Username: "bob"}})
+	resp := &fakeResponder{script: say("10時に駅前です。")}
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, Guilds: []string{served}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.AddAsk()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	ask := func(user string) string {
+		u := &discordgo.User{ID: user, Username: "u" + user}
+		i := srv.UseMessageCommand(group, AskCommandName, target.ID, u, 0)
+		var modal string
+		if err := srv.WaitFor(ctx, func() bool {
+			for _, r := range srv.InteractionResponses() {
+				if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
+					modal = r.Response.Data.CustomID
+					return true
+				}
+			}
+			return false
+		}); err != nil {
+			t.Fatal("no modal")
+		}
+		s := srv.SubmitModal(group, modal, map[string]string{askInputID: "何時？"}, u, 0)
+		var text string
+		if err := srv.WaitFor(ctx, func() bool {
+			m, _ := srv.Original(s.ID)
+			text = m.Content
+			return text != ""
+		}); err != nil {
+			t.Fatalf("user %s got no answer", user)
+		}
+		return text
+	}
+	if got := ask("43"); got != askAbsentNotServed {
+		t.Errorf("a user of no served server was answered %q", got)
+	}
+	if n := len(resp.requests()); n != 0 {
+		t.Errorf("%d model turns for a user of no served server", n)
+	}
+	if got := ask("41"); got != "10時に駅前です。" {
+		t.Errorf("a member of a served server was answered %q", got)
+	}
+}
