@@ -159,6 +159,7 @@ type Bot struct {
 	ask      bool                        // 「よろずに聞く」 is declared (AddAsk)
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
+	own      ownWebhooks                 // the webhooks yorozu posts through (OwnWebhook)
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	talk     *talk.Buffer                // the channels' recent talk (talk.go)
