@@ -261,3 +261,32 @@ func TestPollOfferAfterDiscordFailure(t *testing.T) {
 		t.Errorf("%d polls after lost answers and a retry, want 1", n)
 	}
 }
+
+// TestExpiredOfferIsRefused: a week after it was made, an offer's 作成
+// answers that it expired and posts nothing; the daily offer_prune job
+// deletes it, and a press after that says the same.
+func TestExpiredOfferIsRefused(t *testing.T) {
+	h := start(t, nil)
+	h.script(
+		ollamatest.ToolCalls(ollamatest.Call("offer_poll", map[string]any{"question": "花見の日", "options": []string{"土曜", "日曜"}})),
+		ollamatest.Text("どうぞ。"),
+	)
+	h.mention(aliceID, "花見の日を投票で決めたい")
+	msg, create := h.offerOf(t, 2, "📊 **花見の日**")
+	if _, err := h.pool.Exec(context.Background(), "UPDATE offers SET created_at = now() - interval '8 days'"); err != nil {
+		t.Fatal(err)
+	}
+	expired := func(when string) {
+		t.Helper()
+		if text, eph := h.pressSees(t, msg.ID, create, aliceID); !eph || !strings.Contains(text, "この提案は期限切れです") {
+			t.Errorf("a press %s = %q (ephemeral %v), want it told the offer expired", when, text, eph)
+		}
+	}
+	expired("8 days on")
+	h.runJobNow(t, "offer_prune", nil)
+	h.waitCount(t, "SELECT count(*) FROM offers", 0)
+	expired("after the offer was pruned")
+	if n := len(h.polls()); n != 0 {
+		t.Errorf("%d polls posted from an expired offer", n)
+	}
+}
