@@ -101,7 +101,7 @@ func pressOffer(ctx context.Context, q db.Querier, actions map[string]OfferActio
 			return PressReply{Update: p.Content + "\n" + done}
 		}
 	}
-	if rerr := db.ReopenOffer(context.WithoutCancel(ctx), q, o.ID); rerr != nil {
+	if rerr := db.ReopenOffer(context.WithoutCancel(ctx), q, o.ID, o.Attempts); rerr != nil {
 		log.Error("reopen offer", "offer_id", o.ID, "err", rerr)
 	}
 	var refusal Refusal

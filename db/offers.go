@@ -129,11 +129,13 @@ func FinishOffer(ctx context.Context, q Querier, id int64) error {
 	return nil
 }
 
-// ReopenOffer makes offer id undecided again, after the work its
-// acceptance started failed, so that the member may press once more. Its
-// attempts stay counted.
-func ReopenOffer(ctx context.Context, q Querier, id int64) error {
-	if _, err := q.Exec(ctx, "UPDATE offers SET decided_at = NULL, accepted = false, done_at = NULL WHERE id = $1 AND done_at IS NULL", id); err != nil {
+// ReopenOffer makes offer id undecided again, after the work of its
+// acceptance number attempt failed, so that the member may press once
+// more. Its attempts stay counted. A later attempt's claim (one that took
+// the offer over past the lease) and a finished offer stay as they are.
+func ReopenOffer(ctx context.Context, q Querier, id int64, attempt int) error {
+	if _, err := q.Exec(ctx, `UPDATE offers SET decided_at = NULL, accepted = false, done_at = NULL
+WHERE id = $1 AND attempts = $2 AND done_at IS NULL`, id, attempt); err != nil {
 		return fmt.Errorf("reopen offer %d: %w", id, err)
 	}
 	return nil

@@ -57,7 +57,7 @@ func TestOffers(t *testing.T) {
 		t.Errorf("%d presses counted, want 1", won.Load())
 	}
 	// The work failed: reopened, the next press is the second attempt.
-	if err := db.ReopenOffer(ctx, pool, o.ID); err != nil {
+	if err := db.ReopenOffer(ctx, pool, o.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	d, err := db.DecideOffer(ctx, pool, press(o.ID, "u1", true))
@@ -71,7 +71,7 @@ func TestOffers(t *testing.T) {
 		t.Errorf("a press after it was done: err = %v, want ErrOfferDecided", err)
 	}
 	// Done is done: a late reopen (a second press's failure) undoes nothing.
-	if err := db.ReopenOffer(ctx, pool, o.ID); err != nil {
+	if err := db.ReopenOffer(ctx, pool, o.ID, 2); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.DecideOffer(ctx, pool, press(o.ID, "u1", true)); !errors.Is(err, db.ErrOfferDecided) {
@@ -113,6 +113,13 @@ func TestOfferClaimOutlivedAndExpired(t *testing.T) {
 	}
 	if d, err := db.DecideOffer(ctx, pool, press(stuck.ID, "u1", true)); err != nil || d.Attempts != 2 {
 		t.Errorf("taking over a claim past its lease = %+v, %v; want attempt 2", d, err)
+	}
+	// The first attempt fails after all: the second's claim stands.
+	if err := db.ReopenOffer(ctx, pool, stuck.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.DecideOffer(ctx, pool, press(stuck.ID, "u1", true)); !errors.Is(err, db.ErrOfferBusy) {
+		t.Errorf("a press after the first attempt failed late: err = %v, want ErrOfferBusy (the second is at work)", err)
 	}
 
 	old, answered, fresh := mk(), mk(), mk()
