@@ -160,6 +160,7 @@ type Bot struct {
 	askedAt  map[string]askTarget        // 「よろずに聞く」's messages from where yorozu is not (ask_absent.go)
 	buttons  buttonSet                   // AddButtons's
 	parents  map[string]string           // thread id -> parent channel ("" not a thread)
+	own      ownWebhooks                 // the webhooks yorozu posts through (OwnWebhook)
 	modes    map[string]string           // channel id -> its own mode (modes.go)
 	running  map[string]*runningTurn     // answers streaming now, by the user's message id
 	talk     *talk.Buffer                // the channels' recent talk (talk.go)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -48,9 +50,10 @@ func replyParent(m *discordgo.Message) string {
 	return ref.MessageID
 }
 
-// chainMessage is a Discord message as a link of a reply chain.
+// chainMessage is a Discord message as a link of a reply chain. A post of
+// one of yorozu's webhooks is marked as its own later, by replyChain.
 func chainMessage(m *discordgo.Message, botID string) memory.ChainMessage {
-	c := memory.ChainMessage{ID: m.ID, ReplyTo: replyParent(m), At: m.Timestamp}
+	c := memory.ChainMessage{ID: m.ID, ReplyTo: replyParent(m), At: m.Timestamp, Webhook: m.WebhookID}
 	if m.Author != nil {
 		c.FromBot = m.Author.ID == botID
 		c.AuthorName = displayName(m)
@@ -142,10 +145,72 @@ func (b *Bot) replyChain(ctx context.Context, req chat.Request) []memory.ChainMe
 				known[ref.ID] = chainMessage(ref, botID)
 			}
 		}
+		if b.ownPost(c) {
+			c.FromBot = true
+		}
 		chain = append(chain, c)
 		id = c.ReplyTo
 	}
 	return chain
+}
+
+// maxOwnWebhooks bounds the webhooks remembered as yorozu's: a few are
+// configured, and each change of one on the admin page adds one.
+const maxOwnWebhooks = 100
+
+// ownWebhooks are the ids of the webhooks yorozu posts through (the
+// weather post's, the tips', the disaster posts'), those configured now and
+// before, so that a reply to one of their posts has it as yorozu's own.
+type ownWebhooks struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+// OwnWebhook notes that the webhook at webhookURL posts for yorozu: its
+// posts in a reply chain are yorozu's own (「あなた」 to the model), as its
+// bot messages are. A URL that names no webhook ("" among them) is ignored;
+// the URL's token is not kept.
+func (b *Bot) OwnWebhook(webhookURL string) {
+	id := webhookID(webhookURL)
+	if id == "" {
+		return
+	}
+	b.own.mu.Lock()
+	defer b.own.mu.Unlock()
+	if b.own.ids == nil || len(b.own.ids) >= maxOwnWebhooks {
+		b.own.ids = map[string]bool{}
+	}
+	b.own.ids[id] = true
+}
+
+// ownPost reports whether c, a link from Discord, is a post of one of
+// yorozu's webhooks.
+func (b *Bot) ownPost(c memory.ChainMessage) bool {
+	if c.Webhook == "" {
+		return false
+	}
+	b.own.mu.Lock()
+	defer b.own.mu.Unlock()
+	return b.own.ids[c.Webhook]
+}
+
+// webhookID is the id in a webhook's URL, …/webhooks/{id}/{token}, or "".
+func webhookID(webhookURL string) string {
+	u, err := url.Parse(webhookURL)
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(u.Path, "/webhooks/")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	for _, r := range id {
+		if r < '0' || r > '9' {
+			return ""
+		}
+	}
+	return id
 }
 
 // ThreadParent is the parent channel of channelID when it is a thread, ""

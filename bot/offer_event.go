@@ -16,8 +16,9 @@ import (
 // EventOffer creates the server event of an accepted offer_event offer,
 // when the presser may manage (or create) events; now is the clock the
 // event's times are checked against again. A refusal for a permission
-// yorozu lacks names it. The offer is decided before this runs, so a
-// second press does not create a second event.
+// yorozu lacks names it. The offer is claimed before this runs, so a
+// second press does not create a second event; a press after one whose
+// outcome was unknown (a 5xx, a timeout) finds the event that one made.
 func (b *Bot) EventOffer(now func() time.Time) commands.OfferAction {
 	return func(ctx context.Context, o db.Offer, p commands.Press) (string, error) {
 		if p.Perms&commands.ManageEvents == 0 {
@@ -56,13 +57,48 @@ func (b *Bot) EventOffer(now func() time.Time) commands.OfferAction {
 			}
 			params.ChannelID = e.ChannelID
 		}
-		ev, err := b.session.GuildScheduledEventCreate(o.GuildID, params, discordgo.WithContext(ctx))
+		if o.Attempts > 1 {
+			// An earlier press may have made the event and lost the answer.
+			if ev := b.madeEvent(ctx, o, e); ev != nil {
+				return eventDone(o.GuildID, ev.ID), nil
+			}
+		}
+		// No blind retry of a 502: Discord may have made the event; the
+		// offer reopens and the next press looks for it first.
+		ev, err := b.session.GuildScheduledEventCreate(o.GuildID, params, discordgo.WithContext(ctx), discordgo.WithRestRetries(0))
 		switch {
 		case err != nil && forbidden(err):
 			return "", commands.Refusal("イベントを作成できませんでした。このサーバーでよろずに「イベントの作成」（または「イベントの管理」）権限がありません。サーバーの管理者に付与を頼んでください。")
 		case err != nil:
 			return "", fmt.Errorf("create event of offer %d in guild %s: %w", o.ID, o.GuildID, err)
 		}
-		return fmt.Sprintf("✅ イベントを作成しました：https://discord.com/events/%s/%s", o.GuildID, ev.ID), nil
+		return eventDone(o.GuildID, ev.ID), nil
 	}
+}
+
+// eventDone is what an offer's message says under the preview once its
+// event exists.
+func eventDone(guildID, eventID string) string {
+	return fmt.Sprintf("✅ イベントを作成しました：https://discord.com/events/%s/%s", guildID, eventID)
+}
+
+// madeEvent is the event an earlier press of offer o made, if one did: an
+// event of the server created by yorozu with e's name and start. Nil when
+// there is none, or the server's events cannot be read (logged; the event
+// is then made again rather than not at all).
+func (b *Bot) madeEvent(ctx context.Context, o db.Offer, e chat.EventOffer) *discordgo.GuildScheduledEvent {
+	b.mu.Lock()
+	botID := b.botID
+	b.mu.Unlock()
+	events, err := b.session.GuildScheduledEvents(o.GuildID, false, discordgo.WithContext(ctx))
+	if err != nil {
+		b.log.WarnContext(ctx, "cannot look for the event of an earlier press; creating it", "offer_id", o.ID, "guild_id", o.GuildID, "err", err)
+		return nil
+	}
+	for _, ev := range events {
+		if ev != nil && ev.CreatorID == botID && ev.Name == e.Name && ev.ScheduledStartTime.Equal(e.Start) {
+			return ev
+		}
+	}
+	return nil
 }

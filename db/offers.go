@@ -23,6 +23,10 @@ type Offer struct {
 	CreatedAt time.Time       `db:"created_at"`
 	DecidedAt *time.Time      `db:"decided_at"`
 	Accepted  bool            `db:"accepted"`
+	// Attempts counts the presses that accepted it, this one included:
+	// after the first, an earlier one may have reached Discord.
+	Attempts int        `db:"attempts"`
+	DoneAt   *time.Time `db:"done_at"` // when its acceptance's work succeeded, or it was declined
 }
 
 // Why a press on an offer does nothing.
@@ -31,9 +35,27 @@ var (
 	ErrNotOffered = errors.New("offer made to someone else")
 	// ErrOfferDecided: it was accepted or declined already.
 	ErrOfferDecided = errors.New("offer already decided")
+	// ErrOfferBusy: another press accepted it and its work is running.
+	ErrOfferBusy = errors.New("offer being acted on")
+	// ErrOfferExpired: it was made longer ago than it may be answered.
+	ErrOfferExpired = errors.New("offer expired")
 )
 
-const offerColumns = "id, kind, space, user_id, guild_id, channel_id, payload, created_at, decided_at, accepted"
+const offerColumns = "id, kind, space, user_id, guild_id, channel_id, payload, created_at, decided_at, accepted, attempts, done_at"
+
+// OfferPress is one member's press of an offer's button.
+type OfferPress struct {
+	ID     int64
+	UserID string
+	Accept bool
+	// Lifetime is how long after it was made an offer may be answered;
+	// older, the press gets ErrOfferExpired. Zero: for ever.
+	Lifetime time.Duration
+	// Lease is how long an acceptance's work may run before a later press
+	// may take the offer over (the process doing it is taken for gone).
+	// Zero: never.
+	Lease time.Duration
+}
 
 // CreateOffer keeps o (ID, CreatedAt and the decision are ignored) and
 // returns it as stored.
@@ -50,43 +72,82 @@ VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+offerColumns, o.Kind, o.Space, o.Use
 	return out, nil
 }
 
-// DecideOffer records userID's answer to offer id, once: ErrNotFound when
-// there is no such offer, ErrNotOffered when it is someone else's,
-// ErrOfferDecided when it was answered already. It commits at once, so
-// the work an acceptance starts (a Discord call) holds no lock; ReopenOffer
-// undoes it when that work fails.
-func DecideOffer(ctx context.Context, q Querier, id int64, userID string, accept bool) (Offer, error) {
-	rows, err := q.Query(ctx, `UPDATE offers SET decided_at = now(), accepted = $3
-WHERE id = $1 AND user_id = $2 AND decided_at IS NULL RETURNING `+offerColumns, id, userID, accept)
+// DecideOffer records p's answer to its offer, claiming it in one
+// statement: ErrNotFound when there is no such offer, ErrNotOffered when it
+// is someone else's, ErrOfferDecided when it was answered already,
+// ErrOfferBusy while another press's acceptance is at work, and
+// ErrOfferExpired when it is past p.Lifetime. It commits at once, so the
+// work an acceptance starts (a Discord call) holds no lock: FinishOffer
+// records that work done, ReopenOffer undoes the claim when it failed.
+func DecideOffer(ctx context.Context, q Querier, p OfferPress) (Offer, error) {
+	rows, err := q.Query(ctx, `UPDATE offers SET decided_at = now(), accepted = $3,
+    attempts = attempts + CASE WHEN $3 THEN 1 ELSE 0 END,
+    done_at = CASE WHEN $3 THEN NULL ELSE now() END
+WHERE id = $1 AND user_id = $2
+  AND ($4 = 0 OR created_at > now() - make_interval(secs => $4))
+  AND (decided_at IS NULL OR accepted AND done_at IS NULL AND $5 > 0 AND decided_at < now() - make_interval(secs => $5))
+RETURNING `+offerColumns, p.ID, p.UserID, p.Accept, p.Lifetime.Seconds(), p.Lease.Seconds())
 	if err != nil {
-		return Offer{}, fmt.Errorf("decide offer %d: %w", id, err)
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, err)
 	}
 	o, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Offer])
 	if err == nil {
 		return o, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return Offer{}, fmt.Errorf("decide offer %d: %w", id, err)
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, err)
 	}
 	var owner string
-	var decided bool
-	err = q.QueryRow(ctx, "SELECT user_id, decided_at IS NOT NULL FROM offers WHERE id = $1", id).Scan(&owner, &decided)
+	var decided, done, expired bool
+	err = q.QueryRow(ctx, `SELECT user_id, decided_at IS NOT NULL, done_at IS NOT NULL,
+    $2 > 0 AND created_at <= now() - make_interval(secs => $2)
+FROM offers WHERE id = $1`, p.ID, p.Lifetime.Seconds()).Scan(&owner, &decided, &done, &expired)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return Offer{}, fmt.Errorf("decide offer %d: %w", id, ErrNotFound)
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrNotFound)
 	case err != nil:
-		return Offer{}, fmt.Errorf("decide offer %d: %w", id, err)
-	case owner != userID:
-		return Offer{}, fmt.Errorf("decide offer %d: %w", id, ErrNotOffered)
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, err)
+	case owner != p.UserID:
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrNotOffered)
+	case done:
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrOfferDecided)
+	case decided:
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrOfferBusy)
+	case expired:
+		return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrOfferExpired)
 	}
-	return Offer{}, fmt.Errorf("decide offer %d: %w", id, ErrOfferDecided)
+	// Answered or reopened between the two statements: as good as busy.
+	return Offer{}, fmt.Errorf("decide offer %d: %w", p.ID, ErrOfferBusy)
 }
 
-// ReopenOffer makes offer id undecided again, after the work its
-// acceptance started failed, so that the member may press once more.
-func ReopenOffer(ctx context.Context, q Querier, id int64) error {
-	if _, err := q.Exec(ctx, "UPDATE offers SET decided_at = NULL, accepted = false WHERE id = $1", id); err != nil {
+// FinishOffer records that the work of offer id's acceptance succeeded:
+// later presses get ErrOfferDecided.
+func FinishOffer(ctx context.Context, q Querier, id int64) error {
+	if _, err := q.Exec(ctx, "UPDATE offers SET done_at = now() WHERE id = $1 AND accepted", id); err != nil {
+		return fmt.Errorf("finish offer %d: %w", id, err)
+	}
+	return nil
+}
+
+// ReopenOffer makes offer id undecided again, after the work of its
+// acceptance number attempt failed, so that the member may press once
+// more. Its attempts stay counted. A later attempt's claim (one that took
+// the offer over past the lease) and a finished offer stay as they are.
+func ReopenOffer(ctx context.Context, q Querier, id int64, attempt int) error {
+	if _, err := q.Exec(ctx, `UPDATE offers SET decided_at = NULL, accepted = false, done_at = NULL
+WHERE id = $1 AND attempts = $2 AND done_at IS NULL`, id, attempt); err != nil {
 		return fmt.Errorf("reopen offer %d: %w", id, err)
 	}
 	return nil
+}
+
+// DeleteOffersBefore deletes the offers made more than age ago (by the
+// database's clock, as DecideOffer's lifetime is read), answered or not,
+// and returns how many.
+func DeleteOffersBefore(ctx context.Context, q Querier, age time.Duration) (int64, error) {
+	tag, err := q.Exec(ctx, "DELETE FROM offers WHERE created_at < now() - make_interval(secs => $1)", age.Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("delete offers older than %s: %w", age, err)
+	}
+	return tag.RowsAffected(), nil
 }

@@ -29,7 +29,8 @@ const personaHeading = "## このチャンネルでのペルソナ\nこのチャ
 type ChainMessage struct {
 	ID         string // platform message id; a stored answer's ids space-separated
 	ReplyTo    string // the message it replies to (or, for an answer, the question); "" none
-	FromBot    bool   // yorozu wrote it
+	FromBot    bool   // yorozu wrote it (as its bot user, or through one of its webhooks)
+	Webhook    string // the platform's id of the webhook that posted it; "" for a user's or a bot's message
 	AuthorName string
 	Content    string
 	At         time.Time

@@ -36,8 +36,8 @@ type HousekeepingOptions struct {
 }
 
 // AddHousekeeping registers the housekeeping jobs (KnowledgeBaseSyncJob,
-// api_log_prune, PurgeJob, MessageRetentionJob when on); RunNow runs
-// one at once.
+// api_log_prune, PurgeJob, OfferPruneJob, MessageRetentionJob when on);
+// RunNow runs one at once.
 func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
 	if err := s.addMessageRetention(o.MessageRetention); err != nil {
 		return err
@@ -46,6 +46,9 @@ func (s *Scheduler) AddHousekeeping(o HousekeepingOptions) error {
 		return err
 	}
 	if err := s.addPurge(); err != nil {
+		return err
+	}
+	if err := s.addOfferPrune(); err != nil {
 		return err
 	}
 	if err := s.AddPeriodic(KnowledgeBaseSyncJob, knowledgeBaseCron, func(ctx context.Context, _ time.Time) error {

@@ -33,11 +33,13 @@ func (s *Server) FailChannel(id string, status, code int, msg string) {
 	s.failures[id] = failure{status: status, code: code, message: msg}
 }
 
-// rateRule is one RateLimitNext: n requests left to answer 429.
+// rateRule is one RateLimitNext (or FailNext): n requests left to answer
+// 429 (or status).
 type rateRule struct {
 	method, prefix string
 	n              int
 	retryAfter     time.Duration
+	status         int // FailNext's; 0 is a 429
 }
 
 // RateLimitNext answers the next n requests whose method matches and whose
@@ -46,6 +48,15 @@ func (s *Server) RateLimitNext(method, pathPrefix string, n int, retryAfter time
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rules = append(s.rules, &rateRule{method: method, prefix: pathPrefix, n: n, retryAfter: retryAfter})
+}
+
+// FailNext answers the next n requests whose method matches and whose path
+// (after /api/v{N}) starts with pathPrefix with status (a 5xx) and
+// Discord's error body, doing nothing: an outage the client knows was one.
+func (s *Server) FailNext(method, pathPrefix string, n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append(s.rules, &rateRule{method: method, prefix: pathPrefix, n: n, status: status})
 }
 
 // rateLimitLocked uses up one request of the first RateLimitNext rule that
@@ -57,6 +68,9 @@ func (s *Server) rateLimitLocked(method, path string) (res response, ok bool) {
 			rule.n--
 			if rule.n <= 0 {
 				s.rules = append(s.rules[:i], s.rules[i+1:]...)
+			}
+			if rule.status != 0 {
+				return apiError(rule.status, 0, http.StatusText(rule.status)), true
 			}
 			return rateLimited(rule.retryAfter), true
 		}
@@ -90,6 +104,9 @@ const (
 	LossGarbage
 	// LossTimeout never answers: the request hangs until the client gives up.
 	LossTimeout
+	// LossBadGateway answers 502 Bad Gateway, which discordgo retries
+	// unless told not to.
+	LossBadGateway
 )
 
 // lossRule is one LoseCreateResponses: n answers left to lose.
@@ -107,6 +124,16 @@ func (s *Server) LoseCreateResponses(channelID string, n int, how Loss) {
 	defer s.mu.Unlock()
 	s.losses = append(s.losses, &lossRule{channelID: channelID, n: n, how: how})
 }
+
+// LoseEventResponses makes the next n scheduled-event creations in guildID
+// happen, while the client is answered as how says.
+func (s *Server) LoseEventResponses(guildID string, n int, how Loss) {
+	s.LoseCreateResponses(eventsKey(guildID), n, how)
+}
+
+// eventsKey is the key of guildID's events among the losses, which are
+// otherwise by channel.
+func eventsKey(guildID string) string { return "events:" + guildID }
 
 // takeLossLocked uses up one answer of the first LoseCreateResponses rule
 // for channelID, after a message was created there, and returns how it is

@@ -71,6 +71,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		res.status, res.body = http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0}
 	case LossTimeout:
 		res.status = 0
+	case LossBadGateway:
+		res.status, res.body = http.StatusBadGateway, map[string]any{"message": "502: Bad Gateway", "code": 0}
 	}
 	c := Call{Method: r.Method, Path: path, Body: raw, Status: res.status, Time: time.Now()}
 	if res.msg != nil {
@@ -143,6 +145,8 @@ func (s *Server) routeLocked(r *http.Request, path string, body json.RawMessage)
 		return s.getGuildLocked(seg[1])
 	case seg[0] == "guilds" && len(seg) == 3 && seg[2] == "scheduled-events" && r.Method == http.MethodPost:
 		return s.createEventLocked(seg[1], body)
+	case seg[0] == "guilds" && len(seg) == 3 && seg[2] == "scheduled-events" && r.Method == http.MethodGet:
+		return s.listEventsLocked(seg[1])
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && seg[3] == botID && r.Method == http.MethodGet:
 		return s.getBotMemberLocked(seg[1])
 	case seg[0] == "guilds" && len(seg) == 4 && seg[2] == "members" && r.Method == http.MethodGet:

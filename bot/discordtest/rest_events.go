@@ -1,5 +1,5 @@
-// Guild scheduled events: POST /guilds/{id}/scheduled-events, the events
-// it keeps, and the voice and stage channels they can be held in.
+// Guild scheduled events: POST and GET /guilds/{id}/scheduled-events, the
+// events it keeps, and the voice and stage channels they can be held in.
 
 package discordtest
 
@@ -119,5 +119,16 @@ func (s *Server) createEventLocked(guildID string, body json.RawMessage) respons
 	}
 	s.events[guildID] = append(s.events[guildID], e)
 	s.notifyLocked()
-	return response{status: 200, body: e}
+	return response{status: 200, body: e, lost: s.takeLossLocked(eventsKey(guildID))}
+}
+
+// listEventsLocked answers GET /guilds/{id}/scheduled-events: the guild's
+// events, as created. s.mu is held.
+func (s *Server) listEventsLocked(guildID string) response {
+	if !s.knownGuildLocked(guildID) {
+		return apiError(http.StatusNotFound, 10004, "Unknown Guild")
+	}
+	out := []*discordgo.GuildScheduledEvent{}
+	out = append(out, s.events[guildID]...)
+	return response{status: 200, body: out}
 }

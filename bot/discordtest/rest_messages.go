@@ -334,6 +334,7 @@ func (s *Server) wireMessage(m *Message) *discordgo.Message {
 		MessageReference: m.Reference,
 		WebhookID:        m.WebhookID,
 		Attachments:      m.Attached,
+		Poll:             m.Poll,
 	}
 }
 

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
 
@@ -122,5 +125,65 @@ func TestEventBadInput(t *testing.T) {
 	})
 	if n := len(h.discord.ScheduledEvents(guildID)); n != 0 {
 		t.Errorf("%d events created from bad input", n)
+	}
+}
+
+// TestEventOfferAfterDiscordFailure: when Discord fails the creation, the
+// press says so and the offer stays open; pressing again creates one
+// event — also when the failed call had made the event and only its answer
+// was lost (a 502, which is not retried blindly), where the second press
+// finds that event instead of making another.
+func TestEventOfferAfterDiscordFailure(t *testing.T) {
+	h := start(t, nil)
+	h.discord.PutChannelInGuild(channelID, guildID)
+	offer := func(name string) ollamatest.Reply {
+		return ollamatest.ToolCalls(ollamatest.Call("offer_event", map[string]any{"name": name, "start": "明日の19時", "end": "21時", "place": "公民館"}))
+	}
+	h.script(offer("読書会"), ollamatest.Text("どうぞ。"), offer("映画会"), ollamatest.Text("どうぞ。"))
+	events := func(name string) []discordgo.GuildScheduledEvent {
+		var out []discordgo.GuildScheduledEvent
+		for _, e := range h.discord.ScheduledEvents(guildID) {
+			if e.Name == name {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	press := func(msgID, create string) discordgo.InteractionResponse {
+		return h.response(t, h.discord.PressButton(channelID, msgID, create, &discordgo.User{ID: aliceID}, manager).ID)
+	}
+	failed := func(r discordgo.InteractionResponse) bool {
+		return r.Data != nil && r.Data.Flags&discordgo.MessageFlagsEphemeral != 0 && strings.Contains(r.Data.Content, "もう一度押してください")
+	}
+
+	h.mention(aliceID, "明日19時から公民館で読書会のイベント作って")
+	msg, create := h.offerOf(t, 2, "📅 **読書会**")
+	h.discord.FailNext(http.MethodPost, "/guilds/"+guildID+"/scheduled-events", 1, http.StatusInternalServerError)
+	if r := press(msg.ID, create); !failed(r) || len(events("読書会")) != 0 {
+		t.Fatalf("press while Discord fails = %+v, %d events; want a failure to try again and none", r.Data, len(events("読書会")))
+	}
+	if r := press(msg.ID, create); r.Data == nil || !strings.Contains(r.Data.Content, "✅ イベントを作成しました") {
+		t.Fatalf("the second press = %+v, want the event created", r.Data)
+	}
+	if n := len(events("読書会")); n != 1 {
+		t.Errorf("%d events after a failure and a retry, want 1", n)
+	}
+
+	h.mention(aliceID, "明日19時から公民館で映画会のイベントも")
+	msg, create = h.offerOf(t, 4, "📅 **映画会**")
+	h.discord.LoseEventResponses(guildID, 1, discordtest.LossBadGateway)
+	if r := press(msg.ID, create); !failed(r) {
+		t.Fatalf("press whose answer is lost = %+v, want a failure to try again", r.Data)
+	}
+	made := events("映画会")
+	if len(made) != 1 {
+		t.Fatalf("%d events after the lost answer, want the 1 Discord made", len(made))
+	}
+	r := press(msg.ID, create)
+	if link := "https://discord.com/events/" + guildID + "/" + made[0].ID; r.Data == nil || !strings.Contains(r.Data.Content, "✅ イベントを作成しました："+link) {
+		t.Errorf("the second press = %+v, want the event made before (%s)", r.Data, link)
+	}
+	if n := len(events("映画会")); n != 1 {
+		t.Errorf("%d events after a lost answer and a retry, want 1", n)
 	}
 }

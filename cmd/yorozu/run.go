@@ -104,7 +104,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: yorozu jobs run NAME\n\nRun one scheduled job once, now, and exit non-zero if it failed.\nJobs: weather (needs WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID), tips (needs TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID), kb_sync, api_log_prune (deletes model call logs older than API_LOG_RETENTION), message_retention (when MESSAGE_RETENTION is set), channel_log_retention (deletes channel log messages older than CHANNEL_LOG_RETENTION), purge (removes the rows of deleted conversations and forgotten summaries), disaster (needs QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID).\n")
+		fmt.Fprint(fs.Output(), "Usage: yorozu jobs run NAME\n\nRun one scheduled job once, now, and exit non-zero if it failed.\nJobs: weather (needs WEATHER_WEBHOOK_URL or WEATHER_CHANNEL_ID), tips (needs TIPS_WEBHOOK_URL or TIPS_CHANNEL_ID), kb_sync, api_log_prune (deletes model call logs older than API_LOG_RETENTION), message_retention (when MESSAGE_RETENTION is set), channel_log_retention (deletes channel log messages older than CHANNEL_LOG_RETENTION), purge (removes the rows of deleted conversations and forgotten summaries), offer_prune (deletes offers older than 7 days), disaster (needs QUAKE_WEBHOOK_URL or QUAKE_CHANNEL_ID).\n")
 	}
 	// The flag package would print the usage itself, on stderr, for -h too.
 	fs.SetOutput(io.Discard)

@@ -29,6 +29,7 @@ func (a *app) buildDisaster() error {
 	dest := scheduler.DisasterDest{WebhookURL: cfg.QuakeWebhookURL, ChannelID: cfg.QuakeChannelID, HTTPClient: a.webhookClient()}
 	if a.bot != nil {
 		dest.Discord = a.bot.Session()
+		a.bot.OwnWebhook(cfg.QuakeWebhookURL)
 	}
 	a.disaster = scheduler.NewDisaster(scheduler.DisasterOptions{
 		JMA:  a.jma,

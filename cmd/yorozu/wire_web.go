@@ -82,11 +82,13 @@ func (a *app) applyPostSettings(s *web.Settings) {
 }
 
 // dest is a scheduled post's destination: the webhook when one is set,
-// else the channel, through the bot.
+// else the channel, through the bot (which knows the webhook's posts as
+// its own).
 func (a *app) dest(webhook, channel string) scheduler.Destination {
 	d := scheduler.Destination{WebhookURL: webhook, ChannelID: channel, HTTPClient: a.webhookClient()}
 	if a.bot != nil {
 		d.Discord = a.bot
+		a.bot.OwnWebhook(webhook)
 	}
 	return d
 }
