@@ -180,13 +180,14 @@ func pressRemindThis(ctx context.Context, r Reminders, q db.Querier, signer Butt
 		log.Warn("これをリマインド: button refused", "custom_id", p.CustomID, "user_id", p.UserID, "err", err)
 		return PressReply{Text: remindThisBadButton}
 	}
-	o, err := db.DecideOffer(ctx, q, id, p.UserID, fields[1] == "y")
+	o, err := db.DecideOffer(ctx, q, db.OfferPress{ID: id, UserID: p.UserID, Accept: fields[1] == "y",
+		Lifetime: OfferLifetime, Lease: offerLease})
 	switch {
 	case errors.Is(err, db.ErrNotOffered):
 		return PressReply{Text: remindThisNotYours}
-	case errors.Is(err, db.ErrOfferDecided):
+	case errors.Is(err, db.ErrOfferDecided), errors.Is(err, db.ErrOfferBusy):
 		return PressReply{Text: remindThisDecided}
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, db.ErrNotFound), errors.Is(err, db.ErrOfferExpired):
 		return PressReply{Text: remindThisGone}
 	case err != nil:
 		log.Error("これをリマインド: press", "offer_id", id, "err", err)
@@ -200,10 +201,13 @@ func pressRemindThis(ctx context.Context, r Reminders, q db.Querier, signer Butt
 	}
 	text, refusal, err := keepRemindThis(ctx, r, o)
 	if refusal == "" && err == nil {
+		if ferr := db.FinishOffer(context.WithoutCancel(ctx), q, o.ID); ferr != nil {
+			log.Error("これをリマインド: finish", "offer_id", o.ID, "err", ferr)
+		}
 		return PressReply{Update: text}
 	}
 	// Not kept: the read-back stays to be pressed again (or やめる).
-	if rerr := db.ReopenOffer(context.WithoutCancel(ctx), q, o.ID); rerr != nil {
+	if rerr := db.ReopenOffer(context.WithoutCancel(ctx), q, o.ID, o.Attempts); rerr != nil {
 		log.Error("これをリマインド: reopen", "offer_id", o.ID, "err", rerr)
 	}
 	if refusal != "" {
