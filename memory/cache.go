@@ -33,6 +33,32 @@ type contextReads struct {
 	linked    []db.NotePage
 	facts     []db.MemberFact
 	fetched   bool
+	// layers are built from the reads once, shared by the values made
+	// from this one (which differ in their history only).
+	layers *readLayers
+}
+
+// readLayers are the layers that depend on the reads alone (and the
+// Memory's options): a cached conversation's turn does not build them again.
+type readLayers struct {
+	once                               sync.Once
+	built                              atomic.Bool
+	headings, notes, linked, summaries layer
+}
+
+func newContextReads() *contextReads { return &contextReads{layers: &readLayers{}} }
+
+// layersOf returns r's layers, building them on first use.
+func (m *Memory) layersOf(r *contextReads) *readLayers {
+	l := r.layers
+	l.once.Do(func() {
+		l.headings = m.headingsLayer(r.headings)
+		l.notes = notesLayer(r.notes)
+		l.linked = linkedLayer(r.linked)
+		l.summaries = m.summariesLayer(r.summaries)
+		l.built.Store(true)
+	})
+	return l
 }
 
 // size estimates the bytes r holds.
@@ -55,6 +81,14 @@ func (r *contextReads) size() int {
 	}
 	for _, f := range r.facts {
 		n += int(unsafe.Sizeof(f)) + len(f.Space) + len(f.UserID) + len(f.UserName) + len(f.Content)
+	}
+	if l := r.layers; l.built.Load() {
+		for _, ly := range []*layer{&l.headings, &l.notes, &l.linked, &l.summaries} {
+			n += len(ly.title) + 24*len(ly.items) + 8*len(ly.tokens)
+			for _, it := range ly.items {
+				n += len(it)
+			}
+		}
 	}
 	return n
 }

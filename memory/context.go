@@ -139,11 +139,12 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	docs := kbDone()
 
 	var ls [numLayers]layer
-	ls[layerHeadings] = m.headingsLayer(r.headings)
-	ls[layerNotes] = notesLayer(r.notes)
-	ls[layerLinked] = linkedLayer(r.linked)
+	built := m.layersOf(r)
+	ls[layerHeadings] = built.headings
+	ls[layerNotes] = built.notes
+	ls[layerLinked] = built.linked
 	ls[layerKB] = kbLayer(docs)
-	ls[layerSummaries] = m.summariesLayer(r.summaries)
+	ls[layerSummaries] = built.summaries
 	ls[layerChain] = m.chainLayer(extra.chain, history)
 	ls[layerTalk] = m.talkLayer(extra.talk)
 	ls[layerProfile] = profileLayer(extra.speakerName, r.facts)
@@ -216,7 +217,7 @@ func (m *Memory) contextReads(ctx context.Context, key SessionKey, space Space, 
 	}
 	// The layers are independent reads: queue them in one batch, so the
 	// context costs one round trip on one connection.
-	r = &contextReads{}
+	r = newContextReads()
 	var b db.Batch
 	db.QueueRecentMessagesByKey(&b, string(key), m.opts.MaxMessages, &r.history)
 	db.QueueLiveMemoriesByKey(&b, string(key), maxSummaries, &r.summaries)
@@ -232,6 +233,9 @@ func (m *Memory) contextReads(ctx context.Context, key SessionKey, space Space, 
 		return nil, err
 	}
 	r.history = trimToChars(r.history, m.opts.MaxChars)
+	if fill != nil {
+		m.layersOf(r) // built before it is kept, so its size counts them
+	}
 	return m.cache.put(fill, r, m.opts.MaxMessages, m.opts.MaxChars), nil
 }
 
