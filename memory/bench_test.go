@@ -88,6 +88,10 @@ func BenchmarkContext(b *testing.B) {
 						b.StopTimer()
 						tokens := promptTokens(msgs)
 						b.ReportMetric(float64(tokens), "tokens")
+						if cache == "warm" {
+							_, bytes := memory.CacheSize(m) // one conversation's entry
+							b.ReportMetric(float64(bytes), "cache-B")
+						}
 						if tokens > memory.DefaultTokenBudget {
 							b.Errorf("prompt is %d tokens; budget %d", tokens, memory.DefaultTokenBudget)
 						}

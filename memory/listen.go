@@ -28,6 +28,7 @@ func newOrigin() string {
 // reads the database.
 func (m *Memory) startListening(ctx context.Context) {
 	m.listenDone = make(chan struct{})
+	log := m.log.With("component", "context_cache")
 	go func() {
 		defer close(m.listenDone)
 		backoff := listenRetryFirst
@@ -36,7 +37,7 @@ func (m *Memory) startListening(ctx context.Context) {
 			err := db.ListenContextChanges(ctx, m.pool, func() {
 				m.cache.setOn(true)
 				if failing {
-					m.log.Info("context cache: following changes again; cache on")
+					log.Info("context cache: following changes again; cache on")
 				}
 				failing, backoff = false, listenRetryFirst
 			}, m.changed)
@@ -45,10 +46,10 @@ func (m *Memory) startListening(ctx context.Context) {
 				return
 			}
 			if !failing {
-				m.log.Warn("context cache: lost the database's change notices; cache off, retrying", "err", err)
+				log.Warn("context cache: lost the database's change notices; cache off, retrying", "err", err)
 				failing = true
 			} else {
-				m.log.Debug("context cache: still retrying", "in", backoff, "err", err)
+				log.Debug("context cache: still retrying", "in", backoff, "err", err)
 			}
 			t := time.NewTimer(backoff)
 			select {
