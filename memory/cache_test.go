@@ -489,3 +489,40 @@ func TestContextCacheBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestCachedTurnMakesNoRoundTrip: a turn in a conversation whose context
+// was read lately, and whose last turn this process stored, sends nothing
+// to the database before the model call.
+func TestCachedTurnMakesNoRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	rec := &statementRecorder{}
+	pool := tracedPool(t, dbtest.URL(t), rec)
+	m := memory.New(pool, memory.Options{Location: time.UTC, ContextCache: memory.DefaultContextCache})
+	t.Cleanup(m.Close)
+	eventually(t, "the cache listening", func() bool { return memory.CacheOn(m) })
+	speaker := memory.WithSpeaker("u1", "たろう")
+	if err := m.Record(ctx, cacheKeyC1, turn(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Context(ctx, cacheKeyC1, cacheSpace, "次は?", speaker); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Record(ctx, cacheKeyC1, turn(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RecordReplyIDs(ctx, cacheKeyC1, "q2", []string{"r2"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.start()
+	msgs, err := m.Context(ctx, cacheKeyC1, cacheSpace, "次は?", speaker)
+	stmts := rec.stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stmts) > 0 {
+		t.Errorf("%d statements for a cached conversation's context, want none; first: %s", len(stmts), oneLineSQL(stmts[0].sql))
+	}
+	if got := joined(msgs); !strings.Contains(got, "質問1") || !strings.Contains(got, "答え2") {
+		t.Errorf("context:\n%s\nwant turns 1 and 2", got)
+	}
+}
