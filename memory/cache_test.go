@@ -526,3 +526,41 @@ func TestCachedTurnMakesNoRoundTrip(t *testing.T) {
 		t.Errorf("context:\n%s\nwant turns 1 and 2", got)
 	}
 }
+
+// TestCachedContextReadsAsTheDatabase: with the cache, and with a turn begun
+// and not yet stored, the context is exactly what a process without the
+// cache reads once the turn is stored — the count and character bounds of
+// the history included.
+func TestCachedContextReadsAsTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, bounds := range []struct{ messages, chars int }{{6, 100000}, {30, 40}, {5, 25}} {
+		t.Run(fmt.Sprintf("max %d messages, %d chars", bounds.messages, bounds.chars), func(t *testing.T) {
+			o := memory.Options{Location: time.UTC, Now: func() time.Time { return now },
+				MaxMessages: bounds.messages, MaxChars: bounds.chars, DefaultSpace: cacheSpace}
+			p := newTwoProcesses(t, func(c *memory.Options) {
+				c.Now, c.MaxMessages, c.MaxChars = o.Now, o.MaxMessages, o.MaxChars
+			})
+			plain := memory.New(p.poolB, o) // no cache: reads the database
+			t.Cleanup(plain.Close)
+			for n := range 12 {
+				tn := turn(n)
+				tn.User.Content = strings.Repeat("長", n%4) + fmt.Sprintf("質問%d", n)
+				if n%3 == 0 {
+					tn.Reply.Content = "" // a failed answer keeps the question alone
+				}
+				contextText(t, p.a) // cached before the turn
+				commit := p.a.Begin(cacheKeyC1, tn)
+				begun := contextText(t, p.a)
+				if err := commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+				stored := contextText(t, p.a)
+				want := contextText(t, plain)
+				if begun != want || stored != want {
+					t.Fatalf("turn %d: context\nbegun:\n%s\nstored:\n%s\nwant (read from the database):\n%s", n, begun, stored, want)
+				}
+			}
+		})
+	}
+}
