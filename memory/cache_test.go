@@ -299,6 +299,20 @@ func TestOtherProcessChangesReachTheCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, func(s string) bool { return strings.Contains(s, "牛乳と卵") }},
+		{"the conversation deleted on the admin page", func(t *testing.T) {
+			s, err := db.SessionByKey(ctx, p.poolB, string(cacheKeyC1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.DeleteSession(ctx, p.poolB, s.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s string) bool { return !strings.Contains(s, "リンクされたノート") }},
+		{"the conversation brought back", func(t *testing.T) {
+			if _, err := p.poolB.Exec(ctx, "UPDATE sessions SET deleted_at = NULL WHERE key = $1", string(cacheKeyC1)); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s string) bool { return strings.Contains(s, "リンクされたノート") }},
 		{"a note unlinked", func(t *testing.T) {
 			if err := p.b.SetLinkedNotes(ctx, cacheKeyC1, nil); err != nil {
 				t.Fatal(err)

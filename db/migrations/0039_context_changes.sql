@@ -5,8 +5,9 @@
 -- space, "u" with "s" one member's facts in a space; "o" is the writer's
 -- own tag (the setting yorozu.origin, set for the transaction by a process
 -- that has already applied the change to its own cache, so it skips its own
--- notice). Triggers are per statement, so a bulk write notifies once per
--- session or space, and Postgres drops repeats within a transaction.
+-- notice). The triggers are per statement (sessions' per row), so a bulk
+-- write notifies once per session or space; Postgres drops repeats within a
+-- transaction.
 
 CREATE FUNCTION yorozu_context_origin() RETURNS text LANGUAGE sql STABLE AS
 $$ SELECT coalesce(current_setting('yorozu.origin', true), '') $$;
@@ -54,28 +55,23 @@ BEGIN
 END $$;
 
 -- sessions: only what the context reads through them (the key, the space
--- the notes come from, deletion); a turn's upsert moving updated_at, a
--- title or a model changes nothing there. A new session holds nothing yet.
-CREATE FUNCTION yorozu_context_sessions_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+-- the notes come from, deletion). Per row, with the test in WHEN: a turn's
+-- upsert moving updated_at (or a title, a model) calls no function at all.
+-- A new session holds nothing yet.
+CREATE FUNCTION yorozu_context_session_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        PERFORM pg_notify('yorozu_context', json_build_object('o', yorozu_context_origin(), 'k', k)::text)
-        FROM (SELECT o.key AS ok, n.key AS nk FROM old_rows o JOIN new_rows n ON n.id = o.id
-              WHERE (o.key, o.space, o.deleted_at) IS DISTINCT FROM (n.key, n.space, n.deleted_at)) c,
-             LATERAL (VALUES (c.ok), (c.nk)) v(k);
-    ELSE
-        PERFORM pg_notify('yorozu_context', json_build_object('o', yorozu_context_origin(), 'k', key)::text)
-        FROM old_rows;
+    PERFORM pg_notify('yorozu_context', json_build_object('o', yorozu_context_origin(), 'k', OLD.key)::text);
+    IF TG_OP = 'UPDATE' AND NEW.key <> OLD.key THEN
+        PERFORM pg_notify('yorozu_context', json_build_object('o', yorozu_context_origin(), 'k', NEW.key)::text);
     END IF;
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER sessions_context_update AFTER UPDATE ON sessions
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION yorozu_context_sessions_changed();
-CREATE TRIGGER sessions_context_delete AFTER DELETE ON sessions
-    REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION yorozu_context_sessions_changed();
+CREATE TRIGGER sessions_context_update AFTER UPDATE ON sessions FOR EACH ROW
+    WHEN ((OLD.key, OLD.space, OLD.deleted_at) IS DISTINCT FROM (NEW.key, NEW.space, NEW.deleted_at))
+    EXECUTE FUNCTION yorozu_context_session_row_changed();
+CREATE TRIGGER sessions_context_delete AFTER DELETE ON sessions FOR EACH ROW
+    EXECUTE FUNCTION yorozu_context_session_row_changed();
 
 -- One trigger per table and operation: a statement trigger's transition
 -- tables are those of its operation.
