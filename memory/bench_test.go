@@ -220,3 +220,25 @@ func BenchmarkContextTalk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecord stores one turn (the user's message and the answer) in a
+// conversation: the transaction a turn's Begin hands to its commit, the
+// context cache's triggers included.
+func BenchmarkRecord(b *testing.B) {
+	pool := dbtest.New(b)
+	m := memory.New(pool, memory.Options{Location: time.UTC})
+	b.Cleanup(m.Close)
+	key := memory.DiscordChannel("bench")
+	t0 := time.Now()
+	i := 0
+	for b.Loop() {
+		i++
+		at := t0.Add(time.Duration(i) * time.Second)
+		err := m.Record(context.Background(), key, memory.Turn{Source: "discord", GuildID: "g1", ChannelID: "c1",
+			User:  memory.MessageRecord{AuthorID: "u1", AuthorName: "たろう", Content: "今日は何をしようかな？", PlatformMessageID: fmt.Sprint("q", i), At: at},
+			Reply: memory.MessageRecord{Content: "散歩はいかがでしょう。", Model: "qwen3:4b", At: at.Add(time.Millisecond)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
