@@ -61,13 +61,14 @@ func (m *Memory) Begin(key SessionKey, turn Turn) (commit func(ctx context.Conte
 	// The times are fixed now, as the database will keep them, so that the
 	// turn reads the same before and after it is stored.
 	now := m.opts.Now()
+	given := turn // AfterRecord gets the turn as it was handed over
 	turn.User.At = storedTime(orNow(turn.User.At, now))
 	turn.Reply.At = storedTime(orNow(turn.Reply.At, now))
 	p := m.pending.add(key, turn)
 	var once sync.Once
 	return func(ctx context.Context) error {
 		err := errors.New("record turn: committed twice")
-		once.Do(func() { err = m.commit(ctx, key, turn, p) })
+		once.Do(func() { err = m.commit(ctx, key, turn, given, p) })
 		return err
 	}
 }
@@ -75,7 +76,7 @@ func (m *Memory) Begin(key SessionKey, turn Turn) (commit func(ctx context.Conte
 // commit stores pending turn p of session key and takes it out of the
 // pending turns, after its rows are in the cache (or the cache forgot the
 // conversation), so a Context always finds it in one or the other.
-func (m *Memory) commit(ctx context.Context, key SessionKey, turn Turn, p *pendingTurn) error {
+func (m *Memory) commit(ctx context.Context, key SessionKey, turn, given Turn, p *pendingTurn) error {
 	space, stored, err := m.store(ctx, key, turn)
 	if err != nil {
 		// The outcome may be unknown (a commit cut short): what this
@@ -88,7 +89,7 @@ func (m *Memory) commit(ctx context.Context, key SessionKey, turn Turn, p *pendi
 	m.pending.remove(key, p)
 	m.afterRecord(space, stored)
 	if m.opts.AfterRecord != nil {
-		m.opts.AfterRecord(key, turn)
+		m.opts.AfterRecord(key, given)
 	}
 	return nil
 }
