@@ -93,6 +93,13 @@ func (r *contextReads) size() int {
 	return n
 }
 
+// names reports whether r holds rows of session id: a conversation whose
+// summaries change had messages or summaries to read.
+func (r *contextReads) names(id int64) bool {
+	return slices.ContainsFunc(r.history, func(h db.Message) bool { return h.SessionID == id }) ||
+		slices.ContainsFunc(r.summaries, func(s db.Memory) bool { return s.SessionID == id })
+}
+
 // cacheKey names one cached read: a conversation seen from a space, with a
 // speaker's facts ("" none).
 type cacheKey struct {
@@ -220,8 +227,8 @@ func (c *ctxCache) remove(el *list.Element) {
 }
 
 // drop removes the entries match selects and spoils the reads of them
-// under way.
-func (c *ctxCache) drop(match func(cacheKey) bool) {
+// under way (for which match gets nil reads).
+func (c *ctxCache) drop(match func(cacheKey, *contextReads) bool) {
 	if c == nil {
 		return
 	}
@@ -229,13 +236,13 @@ func (c *ctxCache) drop(match func(cacheKey) bool) {
 	defer c.mu.Unlock()
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
-		if match(el.Value.(*cacheEntry).k) {
+		if e := el.Value.(*cacheEntry); match(e.k, e.r) {
 			c.remove(el)
 		}
 		el = next
 	}
 	for f := range c.fills {
-		if match(f.k) {
+		if match(f.k, nil) {
 			f.stale = true
 		}
 	}
@@ -247,7 +254,7 @@ func (c *ctxCache) setOn(on bool) {
 	if c == nil {
 		return
 	}
-	c.drop(func(cacheKey) bool { return true })
+	c.drop(func(cacheKey, *contextReads) bool { return true })
 	c.mu.Lock()
 	c.on = on
 	c.mu.Unlock()

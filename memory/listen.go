@@ -84,17 +84,23 @@ func (m *Memory) changed(ch db.ContextChange) {
 // in-process write calls them as soon as it is done, so this process never
 // reads its own change stale, not even until the notice arrives.
 func (m *Memory) dropKey(key SessionKey) {
-	m.cache.drop(func(k cacheKey) bool { return k.key == key })
+	m.cache.drop(func(k cacheKey, _ *contextReads) bool { return k.key == key })
 }
 
 func (m *Memory) dropSpace(space Space) {
-	m.cache.drop(func(k cacheKey) bool { return k.space == space })
+	m.cache.drop(func(k cacheKey, _ *contextReads) bool { return k.space == space })
 }
 
 func (m *Memory) dropMember(space Space, userID string) {
-	m.cache.drop(func(k cacheKey) bool { return k.space == space && k.speaker == userID })
+	m.cache.drop(func(k cacheKey, _ *contextReads) bool { return k.space == space && k.speaker == userID })
+}
+
+// dropSession is dropKey for a write that knows its conversation by id only
+// (a summary): the entries whose reads name it, and every read under way.
+func (m *Memory) dropSession(id int64) {
+	m.cache.drop(func(_ cacheKey, r *contextReads) bool { return r == nil || r.names(id) })
 }
 
 func (m *Memory) dropAll() {
-	m.cache.drop(func(cacheKey) bool { return true })
+	m.cache.drop(func(cacheKey, *contextReads) bool { return true })
 }
