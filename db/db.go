@@ -122,8 +122,11 @@ func utcOrNow(t time.Time) time.Time {
 // the disk (synchronous_commit off for this transaction only). For writes
 // on a turn's path whose loss in a database crash — the last fraction of a
 // second's, never a torn or conflicting row — costs less than the wait.
-func CommitWithoutFlush(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit TO OFF`); err != nil {
+// origin, when not "", tags the transaction's notices of context changes
+// (ContextChange.Origin): the writer has applied the change to its own
+// cache already.
+func CommitWithoutFlush(ctx context.Context, tx pgx.Tx, origin string) error {
+	if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('yorozu.origin', $1, true)`, origin); err != nil {
 		return fmt.Errorf("commit without flush: %w", err)
 	}
 	return nil

@@ -93,22 +93,30 @@ func QueueRecentMessagesByKey(b *Batch, key string, limit int, dst *[]Message) {
 
 // SetReplyPlatformID stores the platform id of the reply to the user message
 // platformMessageID in session key: the reply is known only once the adapter
-// has sent it, after the turn was stored. ErrNotFound when there is no such
-// reply.
-func SetReplyPlatformID(ctx context.Context, q Querier, key, platformMessageID, replyID string) error {
+// has sent it, after the turn was stored. It returns the ids of the replies
+// it changed; ErrNotFound when there is no such reply. origin tags the
+// change's notice (see CommitWithoutFlush); "" for none.
+func SetReplyPlatformID(ctx context.Context, q Querier, origin, key, platformMessageID, replyID string) ([]int64, error) {
 	// The user message is found through messages_platform_ids_idx (as the
 	// reply chain finds it), its reply through messages_reply_to_id_idx:
 	// a plain comparison on platform_message_id would read the whole table.
-	tag, err := q.Exec(ctx, turnQuestion+`
+	// The tag is set within the statement, before its trigger runs.
+	rows, err := q.Query(ctx, turnQuestion+`,
+tag AS (SELECT set_config('yorozu.origin', $4, true))
 UPDATE messages AS r SET platform_message_id = $3
-FROM u WHERE r.reply_to_id = u.id AND r.role = 'assistant'`, key, platformMessageID, replyID)
+FROM u, tag WHERE r.reply_to_id = u.id AND r.role = 'assistant'
+RETURNING r.id`, key, platformMessageID, replyID, origin)
+	var ids []int64
+	if err == nil {
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	}
+	if err == nil && len(ids) == 0 {
+		err = ErrNotFound
+	}
 	if err != nil {
-		return fmt.Errorf("set reply id of message %s in session %q: %w", platformMessageID, key, err)
+		return nil, fmt.Errorf("set reply id of message %s in session %q: %w", platformMessageID, key, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("set reply id of message %s in session %q: %w", platformMessageID, key, ErrNotFound)
-	}
-	return nil
+	return ids, nil
 }
 
 // SessionMessages returns up to limit of the newest messages of a session,

@@ -164,7 +164,7 @@ FROM generate_series(1, 100000) g`, s.ID); err != nil {
 }
 
 func TestSetReplyPlatformIDNeedsTheTurn(t *testing.T) {
-	err := db.SetReplyPlatformID(context.Background(), dbtest.New(t), "discord:channel:1", "404", "405")
+	_, err := db.SetReplyPlatformID(context.Background(), dbtest.New(t), "", "discord:channel:1", "404", "405")
 	if !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
 	}

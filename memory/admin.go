@@ -54,12 +54,14 @@ func (m *Memory) SetLinkedNotes(ctx context.Context, key SessionKey, pageIDs []i
 	if pageIDs == nil {
 		pageIDs = []int64{}
 	}
+	defer m.dropKey(key)
 	return db.SetSessionNotePages(ctx, m.pool, s.ID, pageIDs)
 }
 
 // DeleteSummary removes a summary; the turns it had archived come back into
 // their session's context. It returns how many messages came back.
 func (m *Memory) DeleteSummary(ctx context.Context, id int64) (int64, error) {
+	defer m.dropAll() // of a conversation not known here
 	return db.DeleteMemory(ctx, m.pool, id)
 }
 
@@ -70,6 +72,7 @@ func (m *Memory) DeleteKnowledge(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	m.dropSpace(Space(e.Space))
 	if e.FilePath == "" || m.opts.KnowledgeDir == "" || !filepath.IsLocal(filepath.FromSlash(e.FilePath)) {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ollama/ollama/api"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
@@ -46,8 +47,10 @@ func wideEmbed(_ string, input string) []float32 {
 // plus 1,000 summaries across 100 other sessions, 500 knowledge-base files
 // of 1,024-dimension embeddings (a fifth of them in other servers' folders),
 // and 50 spaces (servers) each with 15 knowledge entries and 30 note pages,
-// one page linked to the session. The user's message is embedded by a fake
-// Ollama over HTTP.
+// one page linked to the session. With kb=on the user's message is
+// embedded by a fake Ollama over HTTP (kb=off: no knowledge base). With
+// cache=cold every turn reads the database; with cache=warm the context
+// cache holds the session's reads (a turn in a conversation active lately).
 func BenchmarkContext(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -58,23 +61,63 @@ func BenchmarkContext(b *testing.B) {
 			ollama := ollamatest.New(b)
 			ollama.AddModel("bge-m3", "embedding")
 			ollama.SetEmbed(wideEmbed)
-			m := memory.New(pool, memory.Options{Location: time.UTC, Ollama: ollama.Client(), KnowledgeDir: b.TempDir()})
-			b.Cleanup(m.Close)
-			tokens := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				msgs, err := m.Context(ctx, key, benchSpace, "こんにちは、今日は何をしようかな？")
-				if err != nil {
-					b.Fatal(err)
+			for _, cache := range []string{"cold", "warm"} {
+				for _, kb := range []string{"on", "off"} {
+					b.Run("cache="+cache+"/kb="+kb, func(b *testing.B) {
+						o := memory.Options{Location: time.UTC}
+						if kb == "on" {
+							o.Ollama, o.KnowledgeDir = ollama.Client(), b.TempDir()
+						}
+						if cache == "warm" {
+							o.ContextCache = memory.DefaultContextCache
+						}
+						m := memory.New(pool, o)
+						b.Cleanup(m.Close)
+						if cache == "warm" {
+							waitCacheWarm(b, m, key)
+						}
+						var msgs []api.Message
+						b.ReportAllocs()
+						b.ResetTimer()
+						for b.Loop() {
+							var err error
+							if msgs, err = m.Context(ctx, key, benchSpace, "こんにちは、今日は何をしようかな？"); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.StopTimer()
+						tokens := promptTokens(msgs)
+						b.ReportMetric(float64(tokens), "tokens")
+						if cache == "warm" {
+							_, bytes := memory.CacheSize(m) // one conversation's entry
+							b.ReportMetric(float64(bytes), "cache-B")
+						}
+						if tokens > memory.DefaultTokenBudget {
+							b.Errorf("prompt is %d tokens; budget %d", tokens, memory.DefaultTokenBudget)
+						}
+					})
 				}
-				tokens = promptTokens(msgs)
-			}
-			b.ReportMetric(float64(tokens), "tokens")
-			if tokens > memory.DefaultTokenBudget {
-				b.Errorf("prompt is %d tokens; budget %d", tokens, memory.DefaultTokenBudget)
 			}
 		})
+	}
+}
+
+// waitCacheWarm waits until m's context cache listens and holds key's
+// reads.
+func waitCacheWarm(b testing.TB, m *memory.Memory, key memory.SessionKey) {
+	b.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := m.Context(context.Background(), key, benchSpace, "warm"); err != nil {
+			b.Fatal(err)
+		}
+		if hits, _ := memory.CacheStats(m); hits > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the context cache never held the session")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -175,5 +218,27 @@ func BenchmarkContextTalk(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRecord stores one turn (the user's message and the answer) in a
+// conversation: the transaction a turn's Begin hands to its commit, the
+// context cache's triggers included.
+func BenchmarkRecord(b *testing.B) {
+	pool := dbtest.New(b)
+	m := memory.New(pool, memory.Options{Location: time.UTC})
+	b.Cleanup(m.Close)
+	key := memory.DiscordChannel("bench")
+	t0 := time.Now()
+	i := 0
+	for b.Loop() {
+		i++
+		at := t0.Add(time.Duration(i) * time.Second)
+		err := m.Record(context.Background(), key, memory.Turn{Source: "discord", GuildID: "g1", ChannelID: "c1",
+			User:  memory.MessageRecord{AuthorID: "u1", AuthorName: "たろう", Content: "今日は何をしようかな？", PlatformMessageID: fmt.Sprint("q", i), At: at},
+			Reply: memory.MessageRecord{Content: "散歩はいかがでしょう。", Model: "qwen3:4b", At: at.Add(time.Millisecond)}})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }

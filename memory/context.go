@@ -126,44 +126,28 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}
 	kbDone := m.startKBQuery(ctx, space, userText)
-
-	// The layers are independent reads: queue them in one batch, so the
-	// context costs one round trip on one connection.
-	var (
-		history   []db.Message
-		summaries []db.Memory
-		headings  []db.KnowledgeHeading
-		notes     []db.NoteIndexItem
-		linked    []db.NotePage
-		facts     []db.MemberFact
-		fetched   bool
-		b         db.Batch
-	)
-	db.QueueRecentMessagesByKey(&b, string(key), m.opts.MaxMessages, &history)
-	db.QueueLiveMemoriesByKey(&b, string(key), maxSummaries, &summaries)
-	db.QueueLatestKnowledge(&b, string(space), KnowledgeHeadings, &headings)
-	db.QueueNotesIndexByKey(&b, string(space), string(key), maxNotesIndex, &notes)
-	db.QueueLinkedNotePagesByKey(&b, string(space), string(key), &linked)
-	db.QueueHasFetchedFilesByKey(&b, string(key), &fetched)
-	if extra.speaker != "" {
-		db.QueueMemberFacts(&b, string(space), extra.speaker, &facts)
-	}
-	if err := b.Send(ctx, m.pool); err != nil {
+	// Turns begun and not yet stored are taken before the reads: one whose
+	// commit ends meanwhile is then either read or still here (and shown
+	// once).
+	pending := m.pending.of(key)
+	r, err := m.contextReads(ctx, key, space, extra.speaker)
+	if err != nil {
 		kbDone()
 		return nil, fmt.Errorf("context for session %q: %w", key, err)
 	}
-	history = trimToChars(history, m.opts.MaxChars)
+	history := withPending(r.history, pending, m.opts.MaxMessages, m.opts.MaxChars)
 	docs := kbDone()
 
 	var ls [numLayers]layer
-	ls[layerHeadings] = m.headingsLayer(headings)
-	ls[layerNotes] = notesLayer(notes)
-	ls[layerLinked] = linkedLayer(linked)
+	built := m.layersOf(r)
+	ls[layerHeadings] = built.headings
+	ls[layerNotes] = built.notes
+	ls[layerLinked] = built.linked
 	ls[layerKB] = kbLayer(docs)
-	ls[layerSummaries] = m.summariesLayer(summaries)
+	ls[layerSummaries] = built.summaries
 	ls[layerChain] = m.chainLayer(extra.chain, history)
 	ls[layerTalk] = m.talkLayer(extra.talk)
-	ls[layerProfile] = profileLayer(extra.speakerName, facts)
+	ls[layerProfile] = profileLayer(extra.speakerName, r.facts)
 
 	recent := make([]api.Message, len(history))
 	ls[layerRecent] = layer{keepTail: true}
@@ -174,7 +158,7 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 	}
 
 	system := api.Message{Role: "system", Content: m.systemPrompt()}
-	if fetched {
+	if r.fetched {
 		system.Content += "\n\n" + fetchedHint
 	}
 	if extra.persona != "" {
@@ -221,6 +205,38 @@ func (m *Memory) Context(ctx context.Context, key SessionKey, space Space, userT
 		msgs = append(msgs, api.Message{Role: "system", Content: text})
 	}
 	return append(msgs, user), nil
+}
+
+// contextReads returns what the context reads of the database for session
+// key in space with speaker's facts: from the cache when it holds them,
+// else read (and kept when the cache is on).
+func (m *Memory) contextReads(ctx context.Context, key SessionKey, space Space, speaker string) (*contextReads, error) {
+	r, fill := m.cache.get(cacheKey{key: key, space: space, speaker: speaker})
+	if r != nil {
+		return r, nil
+	}
+	// The layers are independent reads: queue them in one batch, so the
+	// context costs one round trip on one connection.
+	r = newContextReads()
+	var b db.Batch
+	db.QueueRecentMessagesByKey(&b, string(key), m.opts.MaxMessages, &r.history)
+	db.QueueLiveMemoriesByKey(&b, string(key), maxSummaries, &r.summaries)
+	db.QueueLatestKnowledge(&b, string(space), KnowledgeHeadings, &r.headings)
+	db.QueueNotesIndexByKey(&b, string(space), string(key), maxNotesIndex, &r.notes)
+	db.QueueLinkedNotePagesByKey(&b, string(space), string(key), &r.linked)
+	db.QueueHasFetchedFilesByKey(&b, string(key), &r.fetched)
+	if speaker != "" {
+		db.QueueMemberFacts(&b, string(space), speaker, &r.facts)
+	}
+	if err := b.Send(ctx, m.pool); err != nil {
+		m.cache.abandon(fill)
+		return nil, err
+	}
+	r.history = trimToChars(r.history, m.opts.MaxChars)
+	if fill != nil {
+		m.layersOf(r) // built before it is kept, so its size counts them
+	}
+	return m.cache.put(fill, r, m.opts.MaxMessages, m.opts.MaxChars), nil
 }
 
 // fill takes more items into the layer while they fit in room tokens (the

@@ -20,6 +20,12 @@
 // (small talk's from each space's recent tags, kept in memory). Forgetting
 // summaries (ForgetSummaries) hides them at once; the scheduler's purge
 // job deletes them later.
+// Begin makes a turn part of its conversation's context before the
+// transaction that stores it ends (Record is Begin and its commit at once).
+// With Options.ContextCache, Context's database reads are cached per
+// conversation and kept right by the database's notices of changes (any
+// process), by the writes made through Memory, and by this process's own
+// turns (see cache.go and docs/architecture.md).
 // SyncKnowledgeBase indexes the Markdown knowledge base; the notes methods
 // keep the shared notes, with the text they replace or delete restorable.
 package memory

@@ -66,6 +66,7 @@ func (m *Memory) KeepFetched(ctx context.Context, key SessionKey, doc FetchedDoc
 		SessionID: s.ID, URL: doc.URL, Title: doc.Title, MediaType: doc.MediaType, SizeBytes: doc.Size,
 		Content: text, Truncated: cut, Tool: doc.Tool, At: m.opts.Now(),
 	})
+	m.dropKey(key)
 	if err != nil {
 		return db.FetchedFile{}, err
 	}

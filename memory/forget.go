@@ -13,6 +13,7 @@ import (
 // messages were archived. Summaries are kept.
 func (m *Memory) Forget(ctx context.Context, key SessionKey) (int64, error) {
 	n, err := db.ArchiveSession(ctx, m.pool, string(key), m.opts.Now())
+	defer m.dropKey(key)
 	if err != nil {
 		return 0, fmt.Errorf("forget session %q: %w", key, err)
 	}
@@ -40,6 +41,7 @@ func (m *Memory) Summaries(ctx context.Context, key SessionKey) ([]db.Memory, er
 // forgotten.
 func (m *Memory) ForgetSummaries(ctx context.Context, key SessionKey) (int64, error) {
 	n, err := db.ForgetMemoriesByKey(ctx, m.pool, string(key), m.opts.Now())
+	m.dropKey(key)
 	if err != nil {
 		return 0, fmt.Errorf("forget summaries of session %q: %w", key, err)
 	}

@@ -119,6 +119,7 @@ func (m *Memory) Learn(ctx context.Context, in LearnInput) (db.KnowledgeEntry, e
 		e.FilePath = fmt.Sprintf("%s/%s/%d-%s.md", WebKnowledgeDir, space.Dir(), e.ID, slug(e.Title))
 		return db.SetKnowledgeFile(ctx, tx, e.ID, e.FilePath)
 	})
+	m.dropSpace(space)
 	if err != nil {
 		return db.KnowledgeEntry{}, fmt.Errorf("learn from %s %q: %w", in.Tool, in.Query, err)
 	}

@@ -108,6 +108,18 @@ type Options struct {
 	DefaultSpace Space
 	// Logger gets background failures. Default: slog.Default().
 	Logger *slog.Logger
+
+	// ContextCache is how many conversations' context reads (recent
+	// messages, summaries, knowledge headings, notes, the speaker's facts)
+	// are kept in memory, least recently used out first, so that a turn
+	// in a conversation active lately makes no database round trip
+	// (DefaultContextCache is the usual size). The cache follows every
+	// change, by any process, through the database's notices on one
+	// connection of its own; while that connection is down the cache is
+	// off. 0: no cache, no connection.
+	ContextCache int
+	// ContextCacheBytes bounds the cache's estimated size. Default: 4 MiB.
+	ContextCacheBytes int
 }
 
 // Memory stores conversations in Postgres and assembles the model's context.
@@ -125,6 +137,15 @@ type Memory struct {
 
 	sumMu       sync.Mutex
 	summarizing map[int64]bool // session id -> run again: one summary run per session at a time
+
+	// pending are the turns begun and not yet stored; cache (nil: off)
+	// keeps context reads; origin tags this Memory's own turn writes.
+	pending     pendingTurns
+	cache       *ctxCache
+	origin      string
+	stopListen  context.CancelFunc
+	listenDone  chan struct{}
+	closeListen sync.Once
 }
 
 // New returns a Memory on pool. Call Close when done to stop its
@@ -175,12 +196,30 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	m := &Memory{pool: pool, opts: opts, log: opts.Logger}
+	if opts.ContextCacheBytes <= 0 {
+		opts.ContextCacheBytes = defaultContextCacheBytes
+	}
+	m := &Memory{pool: pool, opts: opts, log: opts.Logger, origin: newOrigin()}
 	m.bg.init(bgWorkers, bgQueue, m.log)
+	if opts.ContextCache > 0 {
+		m.cache = newCtxCache(opts.ContextCache, opts.ContextCacheBytes)
+		var ctx context.Context
+		ctx, m.stopListen = context.WithCancel(context.Background())
+		m.startListening(ctx)
+	}
 	return m
 }
 
 // Close stops the background work: queued jobs are dropped, running ones
 // are cancelled (a cancelled summary leaves its messages unarchived, to be
-// summarised next time). It is idempotent.
-func (m *Memory) Close() { m.bg.close() }
+// summarised next time); the context cache stops listening and is off. It
+// is idempotent.
+func (m *Memory) Close() {
+	m.bg.close()
+	if m.stopListen != nil {
+		m.closeListen.Do(func() {
+			m.stopListen()
+			<-m.listenDone
+		})
+	}
+}

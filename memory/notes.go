@@ -102,6 +102,7 @@ func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, t
 	default:
 		return db.NotePage{}, fmt.Errorf("write note %q: unknown mode %q", title, mode)
 	}
+	m.dropSpace(space)
 	if err != nil {
 		return db.NotePage{}, err
 	}
@@ -110,6 +111,7 @@ func (m *Memory) WriteNote(ctx context.Context, space Space, by db.NoteEditor, t
 
 // MoveNote puts a page (of any space: the admin page) at the end of section.
 func (m *Memory) MoveNote(ctx context.Context, id int64, section string) error {
+	defer m.dropAll() // of a space not known here
 	return db.SetNoteSection(ctx, m.pool, id, strings.TrimSpace(section))
 }
 
@@ -119,6 +121,7 @@ func (m *Memory) RenameSection(ctx context.Context, space Space, from, to string
 	if err != nil {
 		return err
 	}
+	defer m.dropSpace(space)
 	return db.RenameNoteSection(ctx, m.pool, string(space), from, strings.TrimSpace(to))
 }
 
@@ -129,6 +132,7 @@ func (m *Memory) ReorderNotes(ctx context.Context, space Space, order []db.NoteO
 	if err != nil {
 		return err
 	}
+	defer m.dropSpace(space)
 	return db.ReorderNotePages(ctx, m.pool, string(space), order)
 }
 
@@ -136,6 +140,7 @@ func (m *Memory) ReorderNotes(ctx context.Context, space Space, order []db.NoteO
 // restorable among its revisions.
 func (m *Memory) DeleteNote(ctx context.Context, id int64, by db.NoteEditor) error {
 	by.At = orNow(by.At, m.opts.Now())
+	defer m.dropAll() // of a space not known here
 	return db.DeleteNotePage(ctx, m.pool, id, by)
 }
 
@@ -149,5 +154,6 @@ func (m *Memory) NoteRevisions(ctx context.Context, id int64) ([]db.NoteRevision
 // deleted page; the text it replaces becomes a revision in turn.
 func (m *Memory) RestoreNote(ctx context.Context, revID int64, by db.NoteEditor) (db.NotePage, error) {
 	by.At = orNow(by.At, m.opts.Now())
+	defer m.dropAll() // of a space not known here
 	return db.RestoreNoteRevision(ctx, m.pool, revID, by)
 }

@@ -86,6 +86,7 @@ func (m *Memory) AddFact(ctx context.Context, space Space, userID, name, text st
 	if userID == "" || space == "" {
 		return db.MemberFact{}, errors.New("add fact: no member or space")
 	}
+	defer m.dropMember(space, userID)
 	return db.AddMemberFact(ctx, m.pool, string(space), userID, name, text, MaxFacts)
 }
 
@@ -102,16 +103,19 @@ func (m *Memory) SpaceFacts(ctx context.Context, space Space) ([]db.MemberFact, 
 // ForgetFact deletes userID's fact id in space; db.ErrNotFound when they
 // have none such.
 func (m *Memory) ForgetFact(ctx context.Context, space Space, userID string, id int64) error {
+	defer m.dropMember(space, userID)
 	return db.DeleteMemberFact(ctx, m.pool, string(space), userID, id)
 }
 
 // ForgetFacts deletes all of userID's facts in space and says how many.
 func (m *Memory) ForgetFacts(ctx context.Context, space Space, userID string) (int64, error) {
+	defer m.dropMember(space, userID)
 	return db.DeleteMemberFacts(ctx, m.pool, string(space), userID)
 }
 
 // ForgetSpaceFact deletes fact id in space, whoever's it is (the admin page).
 func (m *Memory) ForgetSpaceFact(ctx context.Context, space Space, id int64) error {
+	defer m.dropSpace(space)
 	return db.DeleteSpaceMemberFact(ctx, m.pool, string(space), id)
 }
 

@@ -216,6 +216,7 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 // both summarised and live, or lost in between.
 func (m *Memory) storeSummary(ctx context.Context, p db.MemoryParams, tags []string, replace func(tx pgx.Tx, id int64) error) error {
 	p.Tokens, p.CreatedAt = EstimateTokens(p.Content), m.opts.Now()
+	defer m.dropSession(p.SessionID)
 	return pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
 		mem, err := db.InsertMemory(ctx, tx, p)
 		if err != nil {

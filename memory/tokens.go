@@ -31,6 +31,11 @@ const MessageOverhead = 5
 func EstimateTokens(text string) int {
 	tokens, run := 0, 0
 	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf { // ASCII is never wide
+			run++
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		if isWide(r) {
@@ -44,9 +49,35 @@ func EstimateTokens(text string) int {
 	return tokens + (run+3)/4
 }
 
+// wideBMP holds isWide for the runes from wideFirst to the end of the
+// basic multilingual plane, one bit each (6.5 KB): every turn estimates
+// its whole context, and unicode.In's table search was most of that work.
+var wideBMP = func() []uint64 {
+	bits := make([]uint64, (0x10000-wideFirst+63)/64)
+	for r := rune(wideFirst); r < 0x10000; r++ {
+		if isWideSlow(r) {
+			bits[(r-wideFirst)/64] |= 1 << ((r - wideFirst) % 64)
+		}
+	}
+	return bits
+}()
+
+// wideFirst is the first rune isWide may report.
+const wideFirst = 0x2E80
+
 // isWide reports runes that a tokenizer treats about one per token.
 func isWide(r rune) bool {
-	if r < 0x2E80 {
+	switch {
+	case r < wideFirst:
+		return false
+	case r < 0x10000:
+		return wideBMP[(r-wideFirst)/64]&(1<<((r-wideFirst)%64)) != 0
+	}
+	return isWideSlow(r)
+}
+
+func isWideSlow(r rune) bool {
+	if r < wideFirst {
 		return false
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||

@@ -131,6 +131,7 @@ func build(ctx context.Context, cfg *config.Config, d *database, logger *slog.Lo
 		KnowledgeDir: filepath.Join(cfg.DataDir, "knowledge_base"),
 		DefaultSpace: memory.OnlyGuildSpace(cfg.DiscordGuilds),
 		Logger:       logger,
+		ContextCache: memory.DefaultContextCache,
 		// Memory's background workers tag each turn and feed the pool.
 		Words: func(ctx context.Context, s memory.Space) memory.WordPool { return a.words.Pool(ctx, string(s)) },
 		WordsReady: func(s memory.Space) memory.WordPool {
