@@ -132,30 +132,62 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	imgs := c.images(ctx, model, req)
 	msgs = withImages(msgs, imgs.send)
 	var act activityLog
-	// The model is asked while the adapter's claim may still be on its
-	// way (Admit): the claim is waited for before a tool runs and before
-	// the turn is kept, not before the model starts.
-	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools},
-		act.watch(notesBeforeEnd(imgs.notes, admittedTools(ctx, req.Admit, emit))))
-	if req.Admit != nil {
-		if err := req.Admit(ctx); err != nil {
-			return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
-		}
-	}
-	// A failed turn is kept too (the user's message, and whatever part of
-	// the answer was written), so the next turn has it in context.
 	at := req.At
 	if at.IsZero() {
 		at = c.now()
 	}
-	turn := turnOf(req, space, asked, at, memory.MessageRecord{Content: res.Content, Model: model, At: c.now(), Activity: act.a})
-	turn.User.Images = imgs.kept
-	if runErr != nil && Stopped(ctx) {
-		// Kept as written; the adapters show StoppedMark beside it.
-		turn.Reply.Content = strings.TrimRight(res.Content, " \n")
-		turn.Reply.Activity.Stopped = true
+	turnWith := func(content string) memory.Turn {
+		turn := turnOf(req, space, asked, at, memory.MessageRecord{Content: content, Model: model, At: c.now(), Activity: act.a})
+		turn.User.Images = imgs.kept
+		return turn
 	}
-	c.record(ctx, req, turn, runErr == nil)
+	// The model is asked while the adapter's claim may still be on its
+	// way (Admit): the claim is waited for before a tool runs and before
+	// the turn is kept, not before the model starts. Once the answer is
+	// complete the turn joins its session's context (begun), and the
+	// adapter may start the channel's next turn while this one's calls
+	// and the turn itself are being stored.
+	var said strings.Builder
+	var commit func(context.Context) error
+	b, early := c.Store.(beginner)
+	complete := func(ev llm.Event) error {
+		switch e := ev.(type) {
+		case llm.Text:
+			said.WriteString(e.Text)
+		case llm.Done:
+			if early && commit == nil {
+				if req.Admit != nil {
+					if err := req.Admit(ctx); err != nil {
+						return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
+					}
+				}
+				commit = b.Begin(memory.SessionKey(req.Session), turnWith(said.String()))
+				if req.Release != nil {
+					req.Release()
+				}
+			}
+		}
+		return act.watch(notesBeforeEnd(imgs.notes, admittedTools(ctx, req.Admit, emit)))(ev)
+	}
+	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, complete)
+	if commit != nil {
+		c.store(ctx, req, commit)
+	} else {
+		if req.Admit != nil {
+			if err := req.Admit(ctx); err != nil {
+				return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
+			}
+		}
+		// A failed turn is kept too (the user's message, and whatever part
+		// of the answer was written), so the next turn has it in context.
+		turn := turnWith(res.Content)
+		if runErr != nil && Stopped(ctx) {
+			// Kept as written; the adapters show StoppedMark beside it.
+			turn.Reply.Content = strings.TrimRight(res.Content, " \n")
+			turn.Reply.Activity.Stopped = true
+		}
+		c.record(ctx, req, turn, runErr == nil)
+	}
 	if runErr == nil && offers != nil {
 		for _, o := range offers.List() {
 			if err := emit(llm.Offer{ID: o.ID, Kind: o.Kind, Preview: o.Preview, Accept: o.Accept, Decline: o.Decline}); err != nil {
@@ -206,6 +238,15 @@ func (c *Conversation) record(ctx context.Context, req Request, turn memory.Turn
 		}
 	}
 	if err != nil {
+		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
+	}
+}
+
+// store finishes keeping a turn begun (see beginner); a failure is logged.
+func (c *Conversation) store(ctx context.Context, req Request, commit func(context.Context) error) {
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
+	defer rcancel()
+	if err := commit(rctx); err != nil {
 		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
 	}
 }
