@@ -25,7 +25,13 @@ type Options struct {
 	// Refresh is how often which channels are logged is read again, so a
 	// change made by another process applies here. Default 30 s.
 	Refresh time.Duration
-	Logger  *slog.Logger // default slog.Default()
+	// Yield is the longest a batch waits for the rest of the process to
+	// leave the database alone (no connection taken from the pool for a
+	// few milliseconds) before it is written anyway, so that the log's
+	// writes fall between turns' queries rather than beside them. Default
+	// 50 ms; negative: write at once.
+	Yield  time.Duration
+	Logger *slog.Logger // default slog.Default()
 }
 
 // Log is the channel log's ingester and the cache of which channels are
@@ -66,6 +72,9 @@ func New(pool *pgxpool.Pool, opts Options) *Log {
 	}
 	if opts.Refresh <= 0 {
 		opts.Refresh = 30 * time.Second
+	}
+	if opts.Yield == 0 {
+		opts.Yield = 50 * time.Millisecond
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -242,6 +251,7 @@ func (l *Log) write(batch []entry) []entry {
 	if len(batch) == 0 {
 		return batch
 	}
+	l.yield()
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for i := 0; i < len(batch); {
@@ -254,6 +264,31 @@ func (l *Log) write(batch []entry) []entry {
 	}
 	clear(batch)
 	return batch[:0]
+}
+
+// quietFor is how long nothing else must have taken a connection from the
+// pool for the database to count as left alone.
+const quietFor = 3 * time.Millisecond
+
+// yield waits, at most Options.Yield, until nothing else has taken a
+// connection from the pool for quietFor. A turn's queries come in quick
+// succession; the log's batch, which can keep a core busy for tens of
+// milliseconds, then waits for them to be over instead of competing with
+// them. Under constant load it waits its bound and writes anyway.
+func (l *Log) yield() {
+	if l.opts.Yield < 0 {
+		return
+	}
+	deadline := time.Now().Add(l.opts.Yield)
+	last := l.pool.Stat().AcquireCount()
+	for time.Now().Before(deadline) {
+		time.Sleep(quietFor)
+		n := l.pool.Stat().AcquireCount()
+		if n == last {
+			return
+		}
+		last = n
+	}
 }
 
 func sameKind(a, b entry) bool {
