@@ -34,7 +34,7 @@ type Deps struct {
 }
 
 type args struct {
-	Query        string `json:"query,omitempty" jsonschema_description:"words the messages hold, space-separated, all of them found, any case. A Japanese word of two characters or more is found anywhere in a message (集合 finds 集合場所; one character alone is found only where it stands alone: search 大雨 or 雨が, not 雨); an English word or a number at the start of a word (dock finds docker, not ocker). Leave out to list the newest messages"`
+	Query        string `json:"query,omitempty" jsonschema_description:"words the messages hold, space-separated, all of them found, any case. A Japanese word of two characters or more is found anywhere in a message (集合 finds 集合場所; a single character such as 雨 only where it stands alone, so write 雨が or 大雨 rather than 雨); an English word or a number at the start of a word (dock finds docker, not ocker). Leave out to list the newest messages"`
 	Channel      string `json:"channel,omitempty" jsonschema_description:"only this channel or thread: its id, <#id>, or a link into it; a channel's threads are included. Leave out for every logged channel of this server"`
 	Author       string `json:"author,omitempty" jsonschema_description:"only messages by this member: their id, <@id>, or their name as shown in the server: a whole word of an English name (taro finds Taro Yamada, tar does not) or two characters or more of a Japanese name (田中 finds 田中花子)"`
 	Since        string `json:"since,omitempty" jsonschema_description:"only messages from this time on: 2006-01-02 or 2006-01-02 15:04 (local time) or RFC 3339"`
@@ -100,7 +100,7 @@ func (d Deps) state(ctx context.Context, space string, a args) (pageState, error
 	if ch := strings.TrimSpace(a.Channel); ch != "" {
 		m := channelRef.FindStringSubmatch(ch)
 		if m == nil {
-			return st, fmt.Errorf("channel %q is not a channel id: give its id (digits) or <#id>", ch)
+			return st, fmt.Errorf("channel %q is not a channel id: give its id (digits), <#id> or a link to a message in it", ch)
 		}
 		st.Channel = m[1] + m[2] + m[3]
 		ok, err := db.ChannelLogged(ctx, d.DB, space, st.Channel)
