@@ -214,22 +214,23 @@ func (l *Log) run(ctx context.Context) {
 				case e := <-l.queue:
 					batch = append(batch, e)
 					if len(batch) >= l.opts.BatchSize {
-						batch = l.write(batch)
+						batch = l.write(batch, false)
 					}
 					continue
 				default:
 				}
 				break
 			}
-			l.write(batch)
+			l.write(batch, false)
 			return
 		case e := <-l.queue:
 			batch = append(batch, e)
 			if len(batch) >= l.opts.BatchSize || e.flush != nil {
-				batch = l.write(batch)
+				// Someone waits on a flush (/forget me): no yielding.
+				batch = l.write(batch, e.flush == nil)
 			}
 		case <-tick.C:
-			batch = l.write(batch)
+			batch = l.write(batch, true)
 		case <-refresh.C:
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			if err := l.Reload(rctx); err != nil {
@@ -244,14 +245,18 @@ func (l *Log) run(ctx context.Context) {
 const writeTimeout = 30 * time.Second
 
 // write stores batch in order, one statement per run of entries of the
-// same kind, and returns batch emptied. A failed statement is logged and
-// its entries lost: the log is a record, not a conversation, and holding
-// them would hold up the gateway's next ones.
-func (l *Log) write(batch []entry) []entry {
+// same kind, and returns batch emptied; first, when polite, it yields to
+// the rest of the process (not while stopping, nor for a flush someone
+// waits on). A failed statement is logged and its entries lost: the log is
+// a record, not a conversation, and holding them would hold up the
+// gateway's next ones.
+func (l *Log) write(batch []entry, polite bool) []entry {
 	if len(batch) == 0 {
 		return batch
 	}
-	l.yield()
+	if polite {
+		l.yield()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for i := 0; i < len(batch); {

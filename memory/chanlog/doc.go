@@ -10,7 +10,8 @@
 // edit or deletion that follows a message applies to it. Before a batch it
 // waits, a bounded while (Yield), for a moment when nothing else in the
 // process is taking connections from the pool, so that its statements
-// fall between a turn's queries rather than beside them. Which channels
+// fall between a turn's queries rather than beside them; a flush someone
+// waits on (/forget me) and the last writes at Stop do not wait. Which channels
 // are logged is kept in memory (Logged) and read again every Refresh, so
 // deciding costs no query.
 package chanlog
