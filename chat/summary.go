@@ -20,11 +20,15 @@ import (
 // ChannelMessage is one message of a channel's talk as a MessageSource
 // reads it: plain values, whatever the platform.
 type ChannelMessage struct {
-	ID     string
-	Author string // the name shown; "" when the platform gave none
-	Bot    bool   // a bot or a webhook, labelled as such
-	At     time.Time
-	Text   string
+	ID string
+	// ChannelID is the channel or thread it was written in, when not the
+	// one summarised (a thread's message in its parent channel's log), so
+	// that its link opens it there.
+	ChannelID string
+	Author    string // the name shown; "" when the platform gave none
+	Bot       bool   // a bot or a webhook, labelled as such
+	At        time.Time
+	Text      string
 	// Attachments are the names of the files sent with it; Stickers the
 	// names of its stickers; Embeds the number of its embeds. A message of
 	// only these is still something that was said.
@@ -340,7 +344,8 @@ var citation = regexp.MustCompile(`[ \t　]*[\[［](\d{1,4}(?:\s*[,、，]\s*\d{
 var modelLink = regexp.MustCompile(`\(?<?https?://(?:\w+\.)?discord(?:app)?\.com/channels/[^\s)>]*>?\)?`)
 
 // linkCitations turns the message numbers in text into jump links to the
-// messages of msgs (numbered from 1); a number that names no message is
+// messages of msgs (numbered from 1), in channelID unless a message says
+// it was written elsewhere (a thread); a number that names no message is
 // dropped.
 func linkCitations(text, guildID, channelID string, msgs []ChannelMessage) string {
 	text = modelLink.ReplaceAllString(text, "")
@@ -352,7 +357,11 @@ func linkCitations(text, guildID, channelID string, msgs []ChannelMessage) strin
 			if err != nil || n < 1 || n > len(msgs) {
 				continue
 			}
-			b.WriteString(" [↗](" + JumpLink(guildID, channelID, msgs[n-1].ID) + ")")
+			in := channelID
+			if m := msgs[n-1]; m.ChannelID != "" {
+				in = m.ChannelID
+			}
+			b.WriteString(" [↗](" + JumpLink(guildID, in, msgs[n-1].ID) + ")")
 		}
 		return b.String()
 	})

@@ -100,7 +100,7 @@ func (l *LogSource) ChannelMessages(ctx context.Context, guildID, channelID stri
 	}
 	out := make([]ChannelMessage, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, ChannelMessage{ID: r.ID(), Author: r.AuthorName, Bot: r.AuthorKind != db.AuthorMember,
+		out = append(out, ChannelMessage{ID: r.ID(), ChannelID: r.ChannelID, Author: r.AuthorName, Bot: r.AuthorKind != db.AuthorMember,
 			At: r.CreatedAt, Text: r.Content, Attachments: r.Attachments})
 	}
 	slices.Reverse(out) // newest first from the log

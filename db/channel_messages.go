@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -298,11 +299,15 @@ ORDER BY 1, 2`)
 type ChannelLogQuery struct {
 	Space string // only this space's logs are searched; required unless AnySpace
 	// AnySpace searches every space's logs: the admin page's search only.
-	AnySpace  bool
-	Query     string // words, each found (case-insensitive); "" matches all
+	AnySpace bool
+	// Query is words, each found, any case: a Japanese word of two
+	// characters or more anywhere (one character only where it stands
+	// alone), an ASCII word at the start of a word (dock: docker); ""
+	// matches all.
+	Query     string
 	ChannelID string // a channel (its threads included) or a thread
-	// Author is the author's id, or their name or a part of it: a word of
-	// it, or two characters or more of a Japanese name (taro, 田中).
+	// Author is the author's id, or their name: a whole word of it, or
+	// two characters or more of a Japanese name (taro, 田中; not tar).
 	Author string
 	Since  time.Time
 	Until  time.Time
@@ -380,7 +385,7 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 			") m"+page, args)
 	}
 	tsq := make([]string, 0, len(terms)+3)
-	for _, t := range coverTerms(terms) {
+	for _, t := range indexTerms(coverTerms(terms)) {
 		tsq = append(tsq, lexeme(t, isASCIIWord(t)))
 	}
 	if q.Author != "" {
@@ -540,6 +545,26 @@ func coverTerms(terms []string) []string {
 			continue
 		}
 		out = append(out, t)
+	}
+	return out
+}
+
+// indexTerms returns terms without their single non-ASCII characters when
+// others are left. A message's terms hold a character on its own only
+// where it stands alone (時 of 10時, の of BBQの, between ASCII and the
+// end), else as the pairs it is part of (時で of 10時です), so the index
+// cannot find such a character; the candidates that the other terms find
+// are checked for the words as substrings anyway. A query of only such
+// characters (雨) keeps them: it finds the messages where they stand alone.
+func indexTerms(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) > 1 || isASCIIWord(t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return terms
 	}
 	return out
 }

@@ -260,7 +260,8 @@ func searchIDs(t *testing.T, pool db.Querier, q db.ChannelLogQuery) []int64 {
 // back through the newest rows (and, when they hold too few hits, through
 // the widening windows), finds the same hits in the same order as the
 // index's lookup of every candidate: words, an ASCII prefix, pages,
-// periods, a channel, a member, and a word only old messages hold.
+// periods, a channel, a member, a word only old messages hold, and a
+// character that is no term of its own beside a number.
 func TestChannelLogDenseWalk(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -308,6 +309,9 @@ func TestChannelLogDenseWalk(t *testing.T) {
 		{"in a channel", db.ChannelLogQuery{Query: "天気", ChannelID: "11", Limit: 10}},
 		{"by a member", db.ChannelLogQuery{Query: "docker", Author: "u3", Limit: 10}},
 		{"only old messages", db.ChannelLogQuery{Query: "化石", Limit: 10}},
+		// は of 今日は12 is no term of its own (日は is): 12 is looked up,
+		// は12 checked as a substring.
+		{"a character beside a number", db.ChannelLogQuery{Query: "は12", Limit: 10}},
 	}
 	want := map[string][]int64{}
 	t.Run("lookup", func(t *testing.T) {

@@ -110,7 +110,7 @@ func (s *Server) SendMessage(m *discordgo.Message) *discordgo.Message {
 		m.ID = s.newIDLocked()
 	}
 	if m.Timestamp.IsZero() {
-		m.Timestamp = time.Now()
+		m.Timestamp = s.nowLocked()
 	}
 	s.channels[m.ChannelID] = true
 	authorID, authorName := "", ""
@@ -282,7 +282,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	nonce := strings.Trim(string(in.Nonce), `"`)
 	key := authorID + "/" + nonce
 	if in.EnforceNonce && nonce != "" {
-		if e, ok := s.nonces[key]; ok && time.Since(e.at) < nonceWindow {
+		if e, ok := s.nonces[key]; ok && s.nowLocked().Sub(e.at) < nonceWindow {
 			return response{status: 200, msg: s.messages[e.messageID]}
 		}
 	}
@@ -300,7 +300,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 	}
 	s.storeLocked(m)
 	if in.EnforceNonce && nonce != "" {
-		s.nonces[key] = nonceEntry{messageID: m.ID, at: time.Now()}
+		s.nonces[key] = nonceEntry{messageID: m.ID, at: s.nowLocked()}
 	}
 	return response{status: 200, msg: m}
 }
@@ -308,7 +308,7 @@ func (s *Server) createLocked(channelID, authorID, webhookID string, in outgoing
 // storeLocked adds m to its channel. s.mu is held.
 func (s *Server) storeLocked(m *Message) {
 	if m.CreatedAt.IsZero() {
-		m.CreatedAt = time.Now()
+		m.CreatedAt = s.nowLocked()
 	}
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)

@@ -45,6 +45,7 @@ type Server struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
 	nextID  uint64
+	clock   func() time.Time // SetClock; nil: time.Now
 	calls   []Call
 	closed  bool
 	quit    chan struct{} // closed by Close: hung requests end
@@ -196,8 +197,26 @@ func (s *Server) NewID() string {
 // were made (a channel's last_message_id says how recent its last
 // message is), and greater than every id before it. s.mu is held.
 func (s *Server) newIDLocked() string {
-	s.nextID = max(s.nextID+1, uint64(time.Now().UnixMilli()-discordEpoch)<<22)
+	s.nextID = max(s.nextID+1, uint64(s.nowLocked().UnixMilli()-discordEpoch)<<22)
 	return strconv.FormatUint(s.nextID, 10)
+}
+
+// SetClock makes now the fake's clock (default time.Now): when the
+// messages it makes were made, as their timestamps and ids say. A test
+// that moves yorozu's clock moves Discord's with it, as the two agree in
+// life.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+// nowLocked is the time on the fake's clock. s.mu is held.
+func (s *Server) nowLocked() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
 }
 
 // discordEpoch is the first millisecond of 2015, snowflakes' time zero.

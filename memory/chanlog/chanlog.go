@@ -25,7 +25,13 @@ type Options struct {
 	// Refresh is how often which channels are logged is read again, so a
 	// change made by another process applies here. Default 30 s.
 	Refresh time.Duration
-	Logger  *slog.Logger // default slog.Default()
+	// Yield is the longest a batch waits for the rest of the process to
+	// leave the database alone (no connection taken from the pool for a
+	// few milliseconds) before it is written anyway, so that the log's
+	// writes fall between turns' queries rather than beside them. Default
+	// 50 ms; negative: write at once.
+	Yield  time.Duration
+	Logger *slog.Logger // default slog.Default()
 }
 
 // Log is the channel log's ingester and the cache of which channels are
@@ -66,6 +72,9 @@ func New(pool *pgxpool.Pool, opts Options) *Log {
 	}
 	if opts.Refresh <= 0 {
 		opts.Refresh = 30 * time.Second
+	}
+	if opts.Yield == 0 {
+		opts.Yield = 50 * time.Millisecond
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -205,22 +214,23 @@ func (l *Log) run(ctx context.Context) {
 				case e := <-l.queue:
 					batch = append(batch, e)
 					if len(batch) >= l.opts.BatchSize {
-						batch = l.write(batch)
+						batch = l.write(batch, false)
 					}
 					continue
 				default:
 				}
 				break
 			}
-			l.write(batch)
+			l.write(batch, false)
 			return
 		case e := <-l.queue:
 			batch = append(batch, e)
 			if len(batch) >= l.opts.BatchSize || e.flush != nil {
-				batch = l.write(batch)
+				// Someone waits on a flush (/forget me): no yielding.
+				batch = l.write(batch, e.flush == nil)
 			}
 		case <-tick.C:
-			batch = l.write(batch)
+			batch = l.write(batch, true)
 		case <-refresh.C:
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			if err := l.Reload(rctx); err != nil {
@@ -235,12 +245,17 @@ func (l *Log) run(ctx context.Context) {
 const writeTimeout = 30 * time.Second
 
 // write stores batch in order, one statement per run of entries of the
-// same kind, and returns batch emptied. A failed statement is logged and
-// its entries lost: the log is a record, not a conversation, and holding
-// them would hold up the gateway's next ones.
-func (l *Log) write(batch []entry) []entry {
+// same kind, and returns batch emptied; first, when polite, it yields to
+// the rest of the process (not while stopping, nor for a flush someone
+// waits on). A failed statement is logged and its entries lost: the log is
+// a record, not a conversation, and holding them would hold up the
+// gateway's next ones.
+func (l *Log) write(batch []entry, polite bool) []entry {
 	if len(batch) == 0 {
 		return batch
+	}
+	if polite {
+		l.yield()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
@@ -254,6 +269,31 @@ func (l *Log) write(batch []entry) []entry {
 	}
 	clear(batch)
 	return batch[:0]
+}
+
+// quietFor is how long nothing else must have taken a connection from the
+// pool for the database to count as left alone.
+const quietFor = 3 * time.Millisecond
+
+// yield waits, at most Options.Yield, until nothing else has taken a
+// connection from the pool for quietFor. A turn's queries come in quick
+// succession; the log's batch, which can keep a core busy for tens of
+// milliseconds, then waits for them to be over instead of competing with
+// them. Under constant load it waits its bound and writes anyway.
+func (l *Log) yield() {
+	if l.opts.Yield < 0 {
+		return
+	}
+	deadline := time.Now().Add(l.opts.Yield)
+	last := l.pool.Stat().AcquireCount()
+	for time.Now().Before(deadline) {
+		time.Sleep(quietFor)
+		n := l.pool.Stat().AcquireCount()
+		if n == last {
+			return
+		}
+		last = n
+	}
 }
 
 func sameKind(a, b entry) bool {

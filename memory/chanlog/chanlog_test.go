@@ -65,6 +65,43 @@ func TestFullQueueDrops(t *testing.T) {
 	}
 }
 
+// TestWriterYieldsThenWrites: while the rest of the process keeps taking
+// connections from the pool (a stream of turns), the writer, which waits
+// for a quiet moment before a batch, still writes every batch: its wait is
+// bounded.
+func TestWriterYieldsThenWrites(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	busy, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for busy.Err() == nil {
+			if c, err := pool.Acquire(busy); err == nil {
+				c.Release()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	l := chanlog.New(pool, chanlog.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	base := db.SnowflakeAt(time.Now())
+	for i := range int64(3) {
+		l.Add(message(base+i, "混んでいても書く"))
+		fctx, fcancel := context.WithTimeout(ctx, 30*time.Second)
+		err := l.Flush(fctx)
+		fcancel()
+		if err != nil {
+			t.Fatalf("batch %d not written while the pool is busy: %v", i, err)
+		}
+	}
+	if got := l.Written(); got != 3 {
+		t.Errorf("written %d, want 3", got)
+	}
+}
+
 // BenchmarkIngest: 60,000 messages into Postgres through the queue,
 // offered at 1,000/s in tenths of a second as a busy gateway delivers them
 // (paced_1000/s: a minute a run), five times as fast, and all at once (a

@@ -34,12 +34,12 @@ type Deps struct {
 }
 
 type args struct {
-	Query   string `json:"query,omitempty" jsonschema_description:"words the messages hold, space-separated, each found (Japanese words of two characters or more work, e.g. 集合 場所); leave out to list the newest messages"`
-	Channel string `json:"channel,omitempty" jsonschema_description:"only this channel or thread (its id, or <#id>); its threads are included. Leave out for every logged channel of this server"`
-	Author  string `json:"author,omitempty" jsonschema_description:"only messages by this member: their name (or a part of it), id, or <@id>"`
-	Since   string `json:"since,omitempty" jsonschema_description:"only messages from this time on: 2006-01-02 or 2006-01-02 15:04 (local time) or RFC 3339"`
-	Until   string `json:"until,omitempty" jsonschema_description:"only messages before this time, in the same forms as since"`
-	Token   string `json:"token,omitempty" jsonschema_description:"next_token of an earlier result, for its next page; the other arguments are then ignored"`
+	Query        string `json:"query,omitempty" jsonschema_description:"words the messages hold, space-separated, all of them found, any case. A Japanese word of two characters or more is found anywhere in a message (集合 finds 集合場所; a single character such as 雨 only where it stands alone, so write 雨が or 大雨 rather than 雨); an English word or a number at the start of a word (dock finds docker, not ocker). Leave out to list the newest messages"`
+	Channel      string `json:"channel,omitempty" jsonschema_description:"only this channel or thread: its id, <#id>, or a link into it; a channel's threads are included. Leave out for every logged channel of this server"`
+	Author       string `json:"author,omitempty" jsonschema_description:"only messages by this member: their id, <@id>, or their name as shown in the server: a whole word of an English name (taro finds Taro Yamada, tar does not) or two characters or more of a Japanese name (田中 finds 田中花子)"`
+	Since        string `json:"since,omitempty" jsonschema_description:"only messages from this time on: 2006-01-02 or 2006-01-02 15:04 (local time) or RFC 3339"`
+	Until        string `json:"until,omitempty" jsonschema_description:"only messages before this time, in the same forms as since"`
+	ContinueFrom string `json:"continue_from,omitempty" jsonschema_description:"next_token from the page-info footer of the previous call, for its next page; the other arguments are then ignored"`
 }
 
 // pageState is the continuation state of a search.
@@ -65,9 +65,9 @@ func Tool(d Deps) tools.Tool {
 		d.Location = time.Local
 	}
 	return tools.MustNew(Name,
-		"Search what members said in this server's logged channels (channels where /channel log is on). "+
-			"Each hit has its time, author, a link to the message and its text. Use it for questions about past talk "+
-			"(「先週のBBQの集合場所ってどこって言ってた？」) and answer with the link.",
+		"Search what members said in this server's logged channels (channels where /channel log is on, from when it was turned on). "+
+			"Hits come newest first, 20 a page, each with its time, author, a link to the message and its text. "+
+			"Use it for questions about past talk (「先週のBBQの集合場所ってどこって言ってた？」) and answer with the link.",
 		func(ctx context.Context, a args) (string, error) {
 			c, _ := tools.CallerFrom(ctx)
 			if !strings.HasPrefix(c.Space, "guild:") {
@@ -84,7 +84,7 @@ func Tool(d Deps) tools.Tool {
 // state is the search a asks for in space, or the one its token continues.
 func (d Deps) state(ctx context.Context, space string, a args) (pageState, error) {
 	st := pageState{Space: space}
-	if tok := strings.TrimSpace(a.Token); tok != "" {
+	if tok := strings.TrimSpace(a.ContinueFrom); tok != "" {
 		if d.Signer == nil {
 			return st, fmt.Errorf("invalid continuation token: this search has no later pages")
 		}
@@ -100,7 +100,7 @@ func (d Deps) state(ctx context.Context, space string, a args) (pageState, error
 	if ch := strings.TrimSpace(a.Channel); ch != "" {
 		m := channelRef.FindStringSubmatch(ch)
 		if m == nil {
-			return st, fmt.Errorf("channel %q is not a channel id: give its id (digits) or <#id>", ch)
+			return st, fmt.Errorf("channel %q is not a channel id: give its id (digits), <#id> or a link to a message in it", ch)
 		}
 		st.Channel = m[1] + m[2] + m[3]
 		ok, err := db.ChannelLogged(ctx, d.DB, space, st.Channel)
