@@ -123,6 +123,10 @@ type server struct {
 	backoff  time.Duration
 	// busyUntil: every slot was held by other processes when last asked.
 	busyUntil time.Time
+	// warm are shared leases kept after their calls, for the next ones
+	// here (slot.release); cooling is set while their give-back is due.
+	warm    []int
+	cooling bool
 }
 
 // waiter is a call waiting in the pool's line.
@@ -463,6 +467,9 @@ func (p *Pool) acquire(ctx context.Context, model string, background bool, exclu
 	for {
 		select {
 		case s := <-w.ready:
+			if lease, ok := p.takeWarm(s); ok {
+				return &slot{p: p, srv: s, lease: lease}, nil
+			}
 			lease, busy, err := p.lease(ctx, s)
 			if err != nil {
 				p.give(s)
@@ -523,15 +530,65 @@ func (p *Pool) give(s *server) {
 	p.dispatchLocked()
 }
 
-// release frees the slot, shared lease first.
+// release frees the slot. Its shared lease stays with this process for
+// leaseLinger (warm): the next call here that gets the server — a turn
+// waiting in line, or the channel's next question right after this answer
+// — takes it without a round trip to the database. Other processes see
+// the slot held that much longer.
 func (sl *slot) release() {
 	p := sl.p
-	if sl.lease >= 0 {
+	if sl.lease < 0 {
+		p.give(sl.srv)
+		return
+	}
+	s := sl.srv
+	p.mu.Lock()
+	s.warm = append(s.warm, sl.lease)
+	cool := !s.cooling
+	s.cooling = true
+	s.inUse--
+	p.dispatchLocked()
+	p.mu.Unlock()
+	if cool {
+		time.AfterFunc(leaseLinger, func() { p.coolDown(s) })
+	}
+}
+
+// leaseLinger is how long a slot's shared lease stays with this process
+// after its call, for the next call here.
+const leaseLinger = time.Second
+
+// takeWarmLocked takes a lease of s kept after an earlier call; false when
+// there is none. p.mu is held.
+func (s *server) takeWarmLocked() (int, bool) {
+	n := len(s.warm)
+	if n == 0 {
+		return 0, false
+	}
+	lease := s.warm[n-1]
+	s.warm = s.warm[:n-1]
+	return lease, true
+}
+
+// takeWarm is takeWarmLocked taking p.mu.
+func (p *Pool) takeWarm(s *server) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return s.takeWarmLocked()
+}
+
+// coolDown gives back the leases of s that no call took since they were
+// kept.
+func (p *Pool) coolDown(s *server) {
+	p.mu.Lock()
+	leases := s.warm
+	s.warm, s.cooling = nil, false
+	p.mu.Unlock()
+	for _, n := range leases {
 		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
-		p.leaseOutcome(p.leases.Release(ctx, sl.srv.Key, sl.lease))
+		p.leaseOutcome(p.leases.Release(ctx, s.Key, n))
 		cancel()
 	}
-	p.give(sl.srv)
 }
 
 // lease takes a shared slot of s for a call that holds a local one: the

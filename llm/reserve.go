@@ -50,6 +50,12 @@ func (p *Pool) reserve(ctx context.Context, model string) *reservation {
 		return nil
 	}
 	s.inUse++
+	if lease, ok := s.takeWarmLocked(); ok {
+		p.mu.Unlock()
+		r := &reservation{model: model, done: make(chan struct{}), slot: &slot{p: p, srv: s, lease: lease}}
+		close(r.done)
+		return r
+	}
 	p.mu.Unlock()
 	r := &reservation{model: model, done: make(chan struct{})}
 	go func() {

@@ -110,3 +110,42 @@ func TestReservationForAnotherCallDoesNotHoldTheSlot(t *testing.T) {
 		})
 	}
 }
+
+// A slot's lease stays with its process for a moment after the call: the
+// process's next turn takes it without asking the database, and another
+// process's turn waits until it is given back, so the GPU never has two.
+func TestWarmLeaseServesTheNextTurnHere(t *testing.T) {
+	dbpool := dbtest.New(t)
+	gpu := newServer(t)
+	a := process(t, gpu, dbpool, "a", 1)
+	b := process(t, gpu, dbpool, "b", 1)
+
+	var ev1 events
+	if _, err := a.Run(t.Context(), llm.Request{Model: toolModel, Messages: userMsg("一つ目")}, ev1.emit); err != nil {
+		t.Fatal(err)
+	}
+	if n := leasesHeld(t, dbpool, "a"); n != 1 {
+		t.Fatalf("after its call a holds %d leases, want the one kept for its next call", n)
+	}
+	var evB events
+	doneB := turn(b, toolModel, "Bさんの質問", &evB)
+	var ev2 events
+	if _, err := a.Run(t.Context(), llm.Request{Model: toolModel, Messages: userMsg("二つ目")}, ev2.emit); err != nil {
+		t.Fatal(err)
+	}
+	if q := queuedAt(&ev2); len(q) > 0 {
+		t.Errorf("a's next turn waited (%v) for the lease it kept", q)
+	}
+	select {
+	case err := <-doneB:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's turn was never served after a's lease was given back")
+	}
+	if n := gpu.MaxInFlight(); n > 1 {
+		t.Errorf("the GPU answered %d requests at once; it has 1 slot", n)
+	}
+	waitFor(t, func() bool { return leasesHeld(t, dbpool, "a")+leasesHeld(t, dbpool, "b") == 0 })
+}
