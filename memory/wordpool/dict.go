@@ -17,6 +17,10 @@ func loadDict(dir string) (*dict.Dict, error) {
 	if dir == "" {
 		return loadDictInMemory(), nil
 	}
+	// Start-up's pages leave the resident set before the load, the load's
+	// after it.
+	dropBinaryPages(false)
+	defer dropBinaryPages(true)
 	d, err := mapTables(dir)
 	if err != nil {
 		return loadDictInMemory(), fmt.Errorf("dictionary tables kept in memory: %w", err)
@@ -57,7 +61,7 @@ func loadDictInMemory() *dict.Dict {
 	debug.FreeOSMemory()
 	d.POSTable.POSs = sharedPOS(d.POSTable.POSs)
 	debug.FreeOSMemory()
-	dropBinaryPages()
+	dropBinaryPages(true)
 	return d
 }
 

@@ -39,11 +39,9 @@ func mapTables(dir string) (*dict.Dict, error) {
 }
 
 // buildTablesLean builds the tables file with the collector running often
-// (the part-of-speech table's decoding is garbage at once), hands that
-// garbage back to the OS, and takes the binary's pages that held the
-// compressed dictionary out of the resident set.
+// (the part-of-speech table's decoding is garbage at once) and hands that
+// garbage back to the OS.
 func buildTablesLean(dir string, zr *zip.Reader) error {
-	defer dropBinaryPages()
 	defer debug.FreeOSMemory()
 	defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	return buildTables(dir, zr)
@@ -65,6 +63,7 @@ func openTables(dir string, source uint64) (*dict.Dict, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map dictionary tables: %w", err)
 	}
+	readOnDemand(f, data)
 	d, err := tablesDict(data, h, func(n int, fill func([]dict.POS, int) error) ([]dict.POS, error) {
 		return mappedHeaders(dir, n, fill)
 	})
@@ -102,9 +101,15 @@ func mappedHeaders(dir string, n int, fill func([]dict.POS, int) error) ([]dict.
 			return nil, fmt.Errorf("part-of-speech headers: %w", err)
 		}
 	}
+	// Written back now, the pages are clean, and readOnDemand can take
+	// them out of the page cache.
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("part-of-speech headers: %w", err)
+	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, n*hsize, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("map part-of-speech headers: %w", err)
 	}
+	readOnDemand(f, data)
 	return unsafe.Slice((*dict.POS)(unsafe.Pointer(unsafe.SliceData(data))), n), nil
 }
