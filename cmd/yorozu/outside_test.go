@@ -359,6 +359,9 @@ func (o outsideRuns) report(t testing.TB) {
 	metric(medianOf(calls), "calls/turn")
 	lines = append(lines, fmt.Sprintf("after %d turns: VmRSS %.1f MiB, VmHWM %.1f MiB; idle %s; %.3f model calls/turn (medians of %d runs)",
 		turns, medianOf(rss), medianOf(hwm), idleText, medianOf(calls), len(o)))
+	if len(o) > 1 {
+		lines = append(lines, fmt.Sprintf("each run: VmRSS %.1f MiB, VmHWM %.1f MiB", rss, hwm))
+	}
 	t.Log("outside driver:\n" + strings.Join(lines, "\n"))
 }
 
