@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/ikawaha/kagome-dict/dict"
@@ -95,6 +96,7 @@ func buildTables(dir string, zr *zip.Reader) (err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("build dictionary tables: %w", err)
 	}
+	removeStale(dir, time.Now())
 	tmp, err := os.CreateTemp(dir, tablesName+".*")
 	if err != nil {
 		return fmt.Errorf("build dictionary tables: %w", err)
@@ -133,6 +135,28 @@ func buildTables(dir string, zr *zip.Reader) (err error) {
 		return fmt.Errorf("build dictionary tables: %w", err)
 	}
 	return nil
+}
+
+// staleAfter is how old a temporary file of a build must be to be taken
+// for one a process left when it stopped: a build takes a second or two,
+// and another process's may be under way.
+const staleAfter = 10 * time.Minute
+
+// removeStale removes the temporary files in dir that builds which never
+// finished left there.
+func removeStale(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tablesName+".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > staleAfter {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // tablesWriter writes sections, keeping their offsets and the file's sum.

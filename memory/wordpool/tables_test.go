@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ikawaha/kagome-dict/dict"
 	"github.com/ikawaha/kagome-dict/ipa"
@@ -164,4 +165,38 @@ func TestTablesFileCannotBeMade(t *testing.T) {
 		t.Errorf("load into %s: error %v, want one saying the tables are kept in memory", notDir, err)
 	}
 	sameTokens(t, d)
+}
+
+// TestBuildRemovesWhatStoppedBuildsLeft: a build removes the temporary
+// files builds that never finished left in DATA_DIR, not one another
+// process's build may still be writing.
+func TestBuildRemovesWhatStoppedBuildsLeft(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, tablesName+".123456")
+	recent := filepath.Join(dir, tablesName+".654321")
+	mine := filepath.Join(dir, "notes.txt")
+	for _, p := range []string{old, recent, mine} {
+		if err := os.WriteFile(p, []byte("half a file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, mine} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := loadDict(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTokens(t, d)
+	for _, c := range []struct {
+		path string
+		kept bool
+	}{{old, false}, {recent, true}, {mine, true}} {
+		if _, err := os.Stat(c.path); (err == nil) != c.kept {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(c.path), err == nil, c.kept)
+		}
+	}
 }
