@@ -439,7 +439,7 @@ func (a *app) start(ctx context.Context) error {
 	// for the dictionary.
 	a.goSafe("load the dictionary", func() {
 		if err := wordpool.Load(a.cfg.DataDir); err != nil {
-			a.logger.Warn("dictionary loaded, but not as it should", "err", err)
+			a.logger.Warn("load the dictionary", "err", err)
 		}
 	})
 	onHangup(ctx, a.health.Recheck)
