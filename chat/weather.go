@@ -69,13 +69,20 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	if f == nil {
 		return w.Chat.with(system).Handle(ctx, req, emit)
 	}
-	// The chart is drawn while the model answers, and goes out with the
-	// answer when it is ready by then (one message), else right after it.
-	chart := w.chart(f, now(), func(err error) {
+	// The chart is drawn while the model answers (from its first word, so
+	// that drawing does not delay the question on its way to the model),
+	// and goes out with the answer when it is ready by then (one
+	// message), else right after it.
+	answering := make(chan struct{})
+	chart := w.chart(f, now(), answering, func(err error) {
 		logger.Warn("weather chart not drawn", "office", place.Office, "err", err)
 	})
-	sent := false
+	sent, started := false, false
 	withChart := func(ev llm.Event) error {
+		if !started {
+			started = true
+			close(answering)
+		}
 		if _, done := ev.(llm.Done); done && !sent {
 			select {
 			case file, ok := <-chart:
@@ -90,7 +97,11 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 		}
 		return emit(ev)
 	}
-	if err := w.Chat.with(system).Handle(ctx, req, withChart); err != nil || sent {
+	err = w.Chat.with(system).Handle(ctx, req, withChart)
+	if !started {
+		close(answering)
+	}
+	if err != nil || sent {
 		return err
 	}
 	// Without the chart the answer still stands.
@@ -100,11 +111,11 @@ func (w *Weather) Handle(ctx context.Context, req Request, emit func(llm.Event) 
 	return nil
 }
 
-// chart draws f's chart as of now in the background: the channel gives the
-// file, or closes without one when there is none (failed is told why when
-// drawing failed). A forecast's chart is drawn once a day and kept while
-// the forecast is the one in use.
-func (w *Weather) chart(f *weather.Forecast, now time.Time, failed func(error)) <-chan llm.File {
+// chart draws f's chart as of now in the background once start is closed:
+// the channel gives the file, or closes without one when there is none
+// (failed is told why when drawing failed). A forecast's chart is drawn
+// once a day and kept while the forecast is the one in use.
+func (w *Weather) chart(f *weather.Forecast, now time.Time, start <-chan struct{}, failed func(error)) <-chan llm.File {
 	out := make(chan llm.File, 1)
 	day := now.Format(time.DateOnly)
 	w.chartMu.Lock()
@@ -117,6 +128,7 @@ func (w *Weather) chart(f *weather.Forecast, now time.Time, failed func(error)) 
 	}
 	go func() {
 		defer close(out)
+		<-start
 		png, ok, err := weather.Chart(f, now)
 		if err != nil || !ok {
 			if err != nil {

@@ -21,7 +21,7 @@ func startOpenAI(t testing.TB, extraEnv map[string]string) (*harness, *openaites
 	t.Helper()
 	// The dictionary the router reads words with loads once per process
 	// (long under -race); the tests time the model server, not it.
-	if err := wordpool.Load(); err != nil {
+	if err := wordpool.Load(t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	srv := openaitest.New(t)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -44,6 +46,12 @@ import (
 // full one:
 //
 //	go test -run '^$' -bench Outside -benchtime 1x -timeout 30m ./cmd/yorozu/
+//
+// The -outside.* flags choose another plan for either; the memory form
+// alone (1,000 turns, no idle count, three runs) is
+//
+//	go test -count=1 -run 'TestOutside$' -v -timeout 30m ./cmd/yorozu/ \
+//	  -args -outside.turns=1 -outside.memory=1000 -outside.idle=0 -outside.runs=3
 
 // outsideRoutes are the routes measured, each with a question the router
 // sends there (chat/testdata/routes.tsv holds it to that).
@@ -75,8 +83,33 @@ func outsideReply() []string {
 type outsidePlan struct {
 	turns       int               // turns per route
 	memoryTurns int               // chat turns in all before the memory reading (0: none more)
-	idle        time.Duration     // how long the idle transactions are counted
+	idle        time.Duration     // how long the idle transactions are counted (0: not counted)
 	env         map[string]string // more environment for the binary (GODEBUG, GOMEMLIMIT)
+}
+
+// Flags that change a driver's plan; unset, each test keeps its own.
+var (
+	outsideTurnsFlag  = flag.Int("outside.turns", 0, "outside driver: turns per route")
+	outsideMemoryFlag = flag.Int("outside.memory", 0, "outside driver: chat turns in all before memory is read")
+	outsideIdleFlag   = flag.Duration("outside.idle", 0, "outside driver: how long idle transactions are counted (0: not counted)")
+	outsideRunsFlag   = flag.Int("outside.runs", 0, "outside driver: runs, each a fresh process and database")
+)
+
+// withFlags returns p, and runs, changed by the -outside.* flags given.
+func (p outsidePlan) withFlags(runs int) (outsidePlan, int) {
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "outside.turns":
+			p.turns = *outsideTurnsFlag
+		case "outside.memory":
+			p.memoryTurns = *outsideMemoryFlag
+		case "outside.idle":
+			p.idle = *outsideIdleFlag
+		case "outside.runs":
+			runs = max(1, *outsideRunsFlag)
+		}
+	})
+	return p, runs
 }
 
 // outsideRun is what one run measured.
@@ -88,7 +121,7 @@ type outsideRun struct {
 	turnsDone int     // turns in all when memory was read
 	rssMiB    float64 // VmRSS once the turns' housekeeping was done
 	hwmMiB    float64 // VmHWM, the peak from start
-	idleTx    float64 // transactions a second, idle
+	idleTx    float64 // transactions a second, idle (NaN: not counted)
 	calls     int     // model calls, housekeeping included
 }
 
@@ -149,7 +182,7 @@ func runOutside(t testing.TB, bin string, plan outsidePlan) outsideRun {
 		before := len(h.discord.Calls())
 		t0 := time.Now()
 		q := h.mention(aliceID, text)
-		visible := h.waitWhole(t, q.ID, whole)
+		visible := h.waitWhole(t, q.ID, whole, before)
 		n++
 		turn.mu.Lock()
 		arrived, lastSent := turn.arrived, turn.lastSent
@@ -184,19 +217,24 @@ func runOutside(t testing.TB, bin string, plan outsidePlan) outsideRun {
 	st := procStatus(t, child.Process.Pid)
 	r.turnsDone, r.rssMiB, r.hwmMiB = n, st["VmRSS"], st["VmHWM"]
 	r.calls = h.ollama.ChatCalls()
-	r.idleTx = h.idleTransactions(t, plan.idle)
+	r.idleTx = math.NaN()
+	if plan.idle > 0 {
+		r.idleTx = h.idleTransactions(t, plan.idle)
+	}
 	return r
 }
 
 // waitWhole waits until the bot's answer to message q shows whole in the
-// fake Discord, and returns when the write that made it so arrived.
-func (h *harness) waitWhole(t testing.TB, q, whole string) time.Time {
+// fake Discord, and returns when the write that made it so arrived. Only
+// the calls from the from-th on are read: every answer has the same text,
+// and reading them all made a turn cost as much as all before it.
+func (h *harness) waitWhole(t testing.TB, q, whole string, from int) time.Time {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var at time.Time
 	err := h.discord.WaitFor(ctx, func() bool {
-		for _, c := range h.discord.Calls() {
+		for _, c := range h.discord.Calls()[from:] {
 			if c.Method != "GET" && c.MessageID != "" && strings.Contains(c.Content, whole) && h.answers(c.MessageID, q) {
 				at = c.Time
 				return true
@@ -313,10 +351,17 @@ func (o outsideRuns) report(t testing.TB) {
 	}
 	metric(medianOf(rss), "MiB-rss")
 	metric(medianOf(hwm), "MiB-peak")
-	metric(medianOf(idle), "idle-tx/s")
+	idleText := "not counted"
+	if m := medianOf(idle); !math.IsNaN(m) {
+		metric(m, "idle-tx/s")
+		idleText = fmt.Sprintf("%.2f transactions/s", m)
+	}
 	metric(medianOf(calls), "calls/turn")
-	lines = append(lines, fmt.Sprintf("after %d turns: VmRSS %.1f MiB, VmHWM %.1f MiB; idle %.2f transactions/s; %.3f model calls/turn (medians of %d runs)",
-		turns, medianOf(rss), medianOf(hwm), medianOf(idle), medianOf(calls), len(o)))
+	lines = append(lines, fmt.Sprintf("after %d turns: VmRSS %.1f MiB, VmHWM %.1f MiB; idle %s; %.3f model calls/turn (medians of %d runs)",
+		turns, medianOf(rss), medianOf(hwm), idleText, medianOf(calls), len(o)))
+	if len(o) > 1 {
+		lines = append(lines, fmt.Sprintf("each run: VmRSS %.1f MiB, VmHWM %.1f MiB", rss, hwm))
+	}
 	t.Log("outside driver:\n" + strings.Join(lines, "\n"))
 }
 
@@ -346,11 +391,16 @@ func TestOutside(t *testing.T) {
 		t.Skip("builds and starts the binary")
 	}
 	bin := buildYorozu(t)
-	r := runOutside(t, bin, outsidePlan{turns: 3, idle: 5 * time.Second})
-	if r.calls < r.turnsDone {
-		t.Errorf("%d model calls for %d turns", r.calls, r.turnsDone)
+	plan, n := outsidePlan{turns: 3, idle: 5 * time.Second}.withFlags(1)
+	var runs outsideRuns
+	for range n {
+		r := runOutside(t, bin, plan)
+		if r.calls < r.turnsDone {
+			t.Errorf("%d model calls for %d turns", r.calls, r.turnsDone)
+		}
+		runs = append(runs, r)
 	}
-	outsideRuns{r}.report(t)
+	runs.report(t)
 }
 
 // BenchmarkOutside is the driver in full: 3 runs, each a fresh process
@@ -359,10 +409,11 @@ func TestOutside(t *testing.T) {
 // run it with -benchtime 1x.
 func BenchmarkOutside(b *testing.B) {
 	bin := buildYorozu(b)
+	plan, n := outsidePlan{turns: 20, memoryTurns: 1000, idle: time.Minute}.withFlags(3)
 	for range b.N {
 		var runs outsideRuns
-		for range 3 {
-			runs = append(runs, runOutside(b, bin, outsidePlan{turns: 20, memoryTurns: 1000, idle: time.Minute}))
+		for range n {
+			runs = append(runs, runOutside(b, bin, plan))
 		}
 		runs.report(b)
 	}

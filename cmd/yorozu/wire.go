@@ -442,8 +442,8 @@ func (a *app) start(ctx context.Context) error {
 	// The router reads every mention's words: the first must not wait
 	// for the dictionary.
 	a.goSafe("load the dictionary", func() {
-		if err := wordpool.Load(); err != nil {
-			a.logger.Error("load the dictionary", "err", err)
+		if err := wordpool.Load(a.cfg.DataDir); err != nil {
+			a.logger.Warn("load the dictionary", "err", err)
 		}
 	})
 	onHangup(ctx, a.health.Recheck)

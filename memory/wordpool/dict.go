@@ -1,6 +1,7 @@
 package wordpool
 
 import (
+	"fmt"
 	"runtime/debug"
 	"unsafe"
 
@@ -8,7 +9,26 @@ import (
 	"github.com/ikawaha/kagome-dict/ipa"
 )
 
-// loadDict loads the shrunk IPA dictionary and moves its large tables —
+// loadDict returns the shrunk IPA dictionary (parts of speech, no
+// readings) with its large tables mapped from dir's tables file (see
+// tables.go), or, when dir is "" or the file cannot be built or used, held
+// in memory (loadDictInMemory); the error then says why.
+func loadDict(dir string) (*dict.Dict, error) {
+	if dir == "" {
+		return loadDictInMemory(), nil
+	}
+	// Start-up's pages leave the resident set before the load, the load's
+	// after it.
+	dropBinaryPages(false)
+	defer dropBinaryPages(true)
+	d, err := mapTables(dir)
+	if err != nil {
+		return loadDictInMemory(), fmt.Errorf("dictionary tables kept in memory: %w", err)
+	}
+	return d, nil
+}
+
+// loadDictInMemory loads the shrunk IPA dictionary and moves its large tables —
 // about 27 MB of the 29 MB it takes once loaded — out of the Go heap.
 //
 // They never change and hold no pointer into the heap, yet on the heap the
@@ -29,7 +49,7 @@ import (
 // copies outside it are never all resident at once (a peak of 98 MB
 // instead of 151 MB). Last, the binary's pages the compressed copy was
 // read from leave the resident set too (dropBinaryPages): 20 MB.
-func loadDict() *dict.Dict {
+func loadDictInMemory() *dict.Dict {
 	defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	d := ipa.DictShrink()
 	debug.FreeOSMemory() // the compressed copy and the decoder's buffers
@@ -41,7 +61,7 @@ func loadDict() *dict.Dict {
 	debug.FreeOSMemory()
 	d.POSTable.POSs = sharedPOS(d.POSTable.POSs)
 	debug.FreeOSMemory()
-	dropBinaryPages()
+	dropBinaryPages(true)
 	return d
 }
 

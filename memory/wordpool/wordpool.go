@@ -2,6 +2,7 @@ package wordpool
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ikawaha/kagome-dict/dict"
 	"github.com/ikawaha/kagome/v2/tokenizer"
 
 	"github.com/yorozu-bot/yorozu/db"
@@ -20,24 +22,42 @@ const DefaultSize = 200
 var (
 	tokOnce sync.Once
 	tok     *tokenizer.Tokenizer
-	tokErr  error
+	tokDir  string // the dir the dictionary was loaded with
+	tokErr  error  // why its tables are not mapped from tokDir, if they are not
 )
 
-// tokenizerOnce loads the dictionary on first use (about a second and a few
-// tens of MB); every pool shares it. Tokenizer is safe for concurrent use.
-func tokenizerOnce() (*tokenizer.Tokenizer, error) {
+// tokenizerOnce returns the tokenizer, loading the dictionary on first use
+// (with dir, or in memory when Load has not been called); every pool
+// shares it. Tokenizer is safe for concurrent use.
+func tokenizerOnce(dir string) *tokenizer.Tokenizer {
 	tokOnce.Do(func() {
-		tok, tokErr = tokenizer.New(loadDict(), tokenizer.OmitBosEos())
+		var d *dict.Dict
+		d, tokErr = loadDict(dir)
+		tokDir = dir
+		// New fails only without a dictionary.
+		tok, _ = tokenizer.New(d, tokenizer.OmitBosEos())
 	})
-	return tok, tokErr
+	return tok
 }
 
 // Load loads the dictionary now, so that the first message routed or
-// tagged does not wait for it (a second or two). It is safe to call more
-// than once and beside the first use.
-func Load() error {
-	_, err := tokenizerOnce()
-	return err
+// tagged does not wait for it. dir is where its tables are kept, mapped
+// (DATA_DIR): the file is built there at the first start (about a second)
+// and mapped at the next ones (milliseconds), and only the parts of it the
+// tokenizer reads count in the process's memory. When that cannot be done
+// the dictionary is loaded into memory instead (about 27 MB more, the same
+// results), and Load says why. It is safe to call more than once and beside
+// the first use; the first call's dir is the one used, and a use before
+// the first call loads the dictionary into memory.
+func Load(dir string) error {
+	tokenizerOnce(dir)
+	if tokErr != nil {
+		return tokErr
+	}
+	if tokDir == "" && dir != "" {
+		return errors.New("dictionary used before it was loaded: its tables are kept in memory")
+	}
+	return nil
 }
 
 // skipped noun subclasses: they are grammar, numbers or qualities (好き,
@@ -49,10 +69,7 @@ var skipped = map[string]bool{"非自立": true, "代名詞": true, "数": true,
 // adjectival stems (好き, 暇), with a letter in them, and of two characters
 // or more unless a kanji (傘, 猫).
 func Nouns(text string) []string {
-	t, err := tokenizerOnce()
-	if err != nil {
-		return nil
-	}
+	t := tokenizerOnce("")
 	var out []string
 	for _, tk := range t.Tokenize(text) {
 		pos := tk.POS()
@@ -249,13 +266,9 @@ type Word struct {
 }
 
 // Words returns the words of text in order, spaces left out, read with the
-// dictionary every pool shares (loaded on first use, as Nouns does). It is
-// nil when the dictionary cannot be loaded.
+// dictionary every pool shares (loaded on first use, as Nouns does).
 func Words(text string) []Word {
-	t, err := tokenizerOnce()
-	if err != nil {
-		return nil
-	}
+	t := tokenizerOnce("")
 	tks := t.Tokenize(text)
 	out := make([]Word, 0, len(tks))
 	for _, tk := range tks {
