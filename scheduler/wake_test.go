@@ -50,6 +50,42 @@ func TestRemindersWakeTheQueueWhenDue(t *testing.T) {
 	}
 }
 
+// A delivery River puts back for a few seconds — a retry after a failed
+// post, a snooze while the scheduler's clock has not reached the due time
+// (River's clock is ahead of it) — leaves the job available with a later
+// scheduled_at, which no pass of River's scheduler notifies: the queue is
+// woken at that time, with the poll out of the picture.
+func TestShortRetryAndSnoozeWakeTheQueue(t *testing.T) {
+	cases := []struct {
+		name   string
+		behind time.Duration // the scheduler's clock behind River's
+		fail   int           // posts the fake Discord fails first
+		due    time.Duration // from now on the scheduler's clock
+	}{
+		{name: "retried 2 s after a failed post", fail: 1, due: time.Second},
+		{name: "snoozed until due on the scheduler's clock", behind: 3 * time.Second, due: 2 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := newPool(t)
+			fd := newFakeDiscord(t)
+			fd.AddChannel("c1")
+			fd.rt.failPosts.Store(int32(tc.fail))
+			clock := func() time.Time { return time.Now().Add(-tc.behind) }
+			s := newScheduler(t, pool, fd.session, Options{PollInterval: noPoll, Now: clock})
+			start(t, s)
+			due := clock().Add(tc.due)
+			rem := create(t, s.Reminders(), "u1", "c1", tc.name, due)
+			fd.waitFor(t, 30*time.Second, "the delivery", func() bool { return len(fd.posts("c1")) >= 1 })
+			pollDB(t, 5*time.Second, "delivery recorded", func() bool { return reminder(t, s, rem.ID).NotifiedAt != nil })
+			got := reminder(t, s, rem.ID)
+			if got.Attempts != tc.fail+1 || got.NotifiedAt.Before(due) {
+				t.Errorf("delivered on attempt %d at %s, want attempt %d at or after %s", got.Attempts, got.NotifiedAt, tc.fail+1, due)
+			}
+		})
+	}
+}
+
 // A bad due time list does no harm: the waker keeps each time once, in
 // order, and forgets those past.
 func TestWakerKeepsDueTimesInOrder(t *testing.T) {
