@@ -23,7 +23,9 @@ type Options struct {
 	// Default 100 ms.
 	FlushEvery time.Duration
 	// Refresh is how often which channels are logged is read again, so a
-	// change made by another process applies here. Default 30 s.
+	// change made by another process applies here (Set applies one made
+	// here at once). Default 2 min: each read is a transaction of an idle
+	// process.
 	Refresh time.Duration
 	Logger  *slog.Logger // default slog.Default()
 }
@@ -65,7 +67,7 @@ func New(pool *pgxpool.Pool, opts Options) *Log {
 		opts.FlushEvery = 100 * time.Millisecond
 	}
 	if opts.Refresh <= 0 {
-		opts.Refresh = 30 * time.Second
+		opts.Refresh = 2 * time.Minute
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
