@@ -153,10 +153,10 @@ func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 			h.log.Debug("gateway heartbeat", "err", err)
 			continue
 		}
-		h.log.Error("lost the Discord gateway lock (database connection gone); leaving the gateway and standing by", "err", err)
 		if !h.lock.CompareAndSwap(lock, nil) {
 			return // released meanwhile
 		}
+		h.log.Error("lost the Discord gateway lock (database connection gone); leaving the gateway and standing by", "err", err)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		_ = lock.Release(rctx) // closes the dead connection; the server freed the lock with it
 		cancel()
