@@ -64,7 +64,8 @@ type Options struct {
 	// (without it every channel is answered by mention only).
 	Modes ChannelModes
 	// ModeRefresh is how often Modes is read again, so a change made by
-	// another process applies here; default 30 s.
+	// another process applies here (one made here applies at once);
+	// default 2 min: each read is a transaction of an idle process.
 	ModeRefresh time.Duration
 	// Reactions shows a turn's state on the user's message (DISCORD_REACTIONS):
 	// ⏳ while it waits, removed when answered, ⚠️ when it failed.
@@ -225,7 +226,7 @@ func New(opts Options) (*Bot, error) {
 		opts.MaxWaiting = 20
 	}
 	if opts.ModeRefresh <= 0 {
-		opts.ModeRefresh = 30 * time.Second
+		opts.ModeRefresh = 2 * time.Minute
 	}
 	if opts.OutageWait <= 0 {
 		opts.OutageWait = time.Minute

@@ -527,9 +527,9 @@ func TestFileWithTheAnswerGoesInItsMessage(t *testing.T) {
 	}
 	before := len(h.srv.Calls())
 	h.mention(chanID, "1", "天気は？")
-	msgs := h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) > 0 && len(ms[0].Attachments) > 0 })
+	h.waitBot(chanID, func(ms []discordtest.Message) bool { return len(ms) > 0 && len(ms[0].Attachments) > 0 })
 	time.Sleep(200 * time.Millisecond) // anything more would have come by now
-	msgs = h.srv.BotMessages(chanID)
+	msgs := h.srv.BotMessages(chanID)
 	if len(msgs) != 1 || msgs[0].Content != "晴れです。" || msgs[0].Attachments[0].Filename != "forecast.png" {
 		t.Fatalf("messages %+v; want the answer with its chart", msgs)
 	}

@@ -15,14 +15,22 @@ import (
 )
 
 // How often a standby tries to take the gateway over, and how often the
-// holder makes sure it still holds it.
+// holder proves it still holds it.
 const (
 	standbyPoll = 2 * time.Second
-	lockCheck   = 5 * time.Second
-	// Mention claims are kept claimsKept, pruned every claimsPruneEvery
-	// lock checks.
+	// heartbeatEvery is how often the holder records that it holds the
+	// gateway (gateway_heartbeats, for the next holder's catch-up), in one
+	// statement on the lock's own connection that is also the check that
+	// the lock is still held. Between heartbeats the holder only waits on
+	// that connection, which costs the database nothing and sees it end (a
+	// restart, a failover) at once; the heartbeat finds one that went
+	// silent. The catch-up after a hand-over reads from one heartbeatEvery
+	// before the last heartbeat, so a longer interval costs only a longer
+	// read of the channels' history then.
+	heartbeatEvery = 30 * time.Second
+	// Mention claims are kept claimsKept, pruned every claimsPruneEvery.
 	claimsKept       = 24 * time.Hour
-	claimsPruneEvery = 720
+	claimsPruneEvery = time.Hour
 )
 
 // Handover lets one of the processes sharing a database hold a bot token's
@@ -80,7 +88,7 @@ func (h *Handover) Standby() bool { return h.standby.Load() }
 
 // Release gives the lock back, for a standby to take over at once.
 func (h *Handover) Release(ctx context.Context) error {
-	if lock := h.lock.Load(); lock != nil {
+	if lock := h.lock.Swap(nil); lock != nil {
 		return lock.Release(ctx)
 	}
 	return nil
@@ -101,8 +109,8 @@ func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
 		h.log.Warn("gateway heartbeat: mentions sent before this start are not caught up", "err", err)
 	}
 	if held {
-		// The last heartbeat may be up to lockCheck older than the loss.
-		h.bot.CatchUpNext(since.Add(-lockCheck), h.away.Swap(false))
+		// The last heartbeat may be up to heartbeatEvery older than the loss.
+		h.bot.CatchUpNext(since.Add(-heartbeatEvery), h.away.Swap(false))
 	}
 	// Start returns after the first attempt; a Discord that is down or
 	// refuses is retried in the background and reported by Status.
@@ -119,25 +127,36 @@ func (h *Handover) lead(ctx context.Context, lock *db.Lock) error {
 // take the gateway, so this one leaves it and stands by — to take it back
 // as soon as the database answers and the lock is free.
 func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
-	t := time.NewTicker(lockCheck)
-	defer t.Stop()
-	for n := 0; ; n++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		cctx, cancel := context.WithTimeout(ctx, lockCheck)
-		err := lock.Check(cctx)
-		if err == nil {
-			h.heartbeat(cctx, n)
-		}
+	var pruned time.Time
+	for {
+		wctx, cancel := context.WithTimeout(ctx, heartbeatEvery)
+		err := lock.Wait(wctx)
 		cancel()
+		if ctx.Err() != nil || h.lock.Load() != lock {
+			return // stopping, or released
+		}
+		if err == nil {
+			cctx, cancel := context.WithTimeout(ctx, storeTimeout)
+			err = lock.Check(cctx, func(ctx context.Context, q db.Querier) error {
+				return db.TouchGateway(ctx, q, h.key, time.Now())
+			})
+			if err == nil && time.Since(pruned) >= claimsPruneEvery {
+				pruned = time.Now()
+				h.prune(cctx)
+			}
+			cancel()
+		}
 		if err == nil || ctx.Err() != nil {
 			continue
 		}
+		if !errors.Is(err, db.ErrLockLost) {
+			h.log.Debug("gateway heartbeat", "err", err)
+			continue
+		}
+		if !h.lock.CompareAndSwap(lock, nil) {
+			return // released meanwhile
+		}
 		h.log.Error("lost the Discord gateway lock (database connection gone); leaving the gateway and standing by", "err", err)
-		h.lock.Store(nil)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		_ = lock.Release(rctx) // closes the dead connection; the server freed the lock with it
 		cancel()
@@ -149,18 +168,10 @@ func (h *Handover) watch(ctx context.Context, lock *db.Lock) {
 	}
 }
 
-// heartbeat records that this process holds the gateway, for the catch-up
-// of the next holder, and now and then forgets the mention claims no
-// catch-up can need any more.
-func (h *Handover) heartbeat(ctx context.Context, n int) {
-	now := time.Now()
-	if err := db.TouchGateway(ctx, h.pool, h.key, now); err != nil {
-		h.log.Debug("gateway heartbeat", "err", err)
-	}
-	if n%claimsPruneEvery == 0 {
-		if _, err := db.PruneMentionClaims(ctx, h.pool, now.Add(-claimsKept)); err != nil {
-			h.log.Debug("prune mention claims", "err", err)
-		}
+// prune forgets the mention claims no catch-up can need any more.
+func (h *Handover) prune(ctx context.Context) {
+	if _, err := db.PruneMentionClaims(ctx, h.pool, time.Now().Add(-claimsKept)); err != nil {
+		h.log.Debug("prune mention claims", "err", err)
 	}
 }
 

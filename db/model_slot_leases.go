@@ -27,6 +27,13 @@ type SlotLeases struct {
 
 	mu    sync.Mutex
 	known map[string]int // slots whose rows exist, by server
+	held  map[lease]bool // leases Acquire gave and Release has not taken back
+}
+
+// lease is one slot of one server.
+type lease struct {
+	server string
+	slot   int
 }
 
 // NewSlotLeases returns the leases of this process: its holder name is the
@@ -65,6 +72,12 @@ func (l *SlotLeases) Acquire(ctx context.Context, server string, slots int) (int
 	if err != nil {
 		return 0, false, fmt.Errorf("lease a slot of %s: %w", server, err)
 	}
+	l.mu.Lock()
+	if l.held == nil {
+		l.held = map[lease]bool{}
+	}
+	l.held[lease{server, slot}] = true
+	l.mu.Unlock()
 	return slot, true, nil
 }
 
@@ -97,14 +110,27 @@ func (l *SlotLeases) Release(ctx context.Context, server string, slot int) error
 	_, err := l.DB.Exec(ctx, `
 		UPDATE model_slot_leases SET holder = '', expires_at = '-infinity'
 		WHERE server = $1 AND slot = $2 AND holder = $3`, server, slot, l.Holder)
+	// Not renewed from now on, even if the database did not hear the
+	// release: the lease then runs out.
+	l.mu.Lock()
+	delete(l.held, lease{server, slot})
+	l.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("release slot %d of %s: %w", slot, server, err)
 	}
 	return nil
 }
 
-// Renew extends every live lease of Holder by TTL.
+// Renew extends every live lease of Holder by TTL. Holding none (a process
+// between turns), it asks nothing of the database: it is called every few
+// seconds.
 func (l *SlotLeases) Renew(ctx context.Context) error {
+	l.mu.Lock()
+	none := len(l.held) == 0
+	l.mu.Unlock()
+	if none {
+		return nil
+	}
 	_, err := l.DB.Exec(ctx, `
 		UPDATE model_slot_leases SET expires_at = now() + $2::interval
 		WHERE holder = $1 AND expires_at >= now()`, l.Holder, l.ttl())

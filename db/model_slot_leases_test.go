@@ -1,8 +1,12 @@
 package db_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/yorozu-bot/yorozu/db"
 	"github.com/yorozu-bot/yorozu/db/dbtest"
@@ -61,5 +65,62 @@ func TestSlotLeases(t *testing.T) {
 	}
 	if err := a.Renew(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// counted passes statements to the database and counts them.
+type counted struct {
+	db.Querier
+	execs atomic.Int32
+}
+
+var _ db.Querier = (*counted)(nil)
+
+func (c *counted) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	c.execs.Add(1)
+	return c.Querier.Exec(ctx, sql, args...)
+}
+
+// Renew, called every few seconds, asks nothing of the database while the
+// process holds no lease (between turns), and extends the leases it holds.
+func TestRenewWithoutALeaseAsksNothing(t *testing.T) {
+	pool := dbtest.New(t)
+	ctx := t.Context()
+	q := &counted{Querier: pool}
+	l := &db.SlotLeases{DB: q, Holder: "a", TTL: time.Hour}
+	const gpu = "http://gpu1:11434"
+	renew := func() int32 {
+		t.Helper()
+		before := q.execs.Load()
+		if err := l.Renew(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return q.execs.Load() - before
+	}
+	if n := renew(); n != 0 {
+		t.Errorf("Renew holding no lease made %d statements, want 0", n)
+	}
+	slot, ok, err := l.Acquire(ctx, gpu, 1)
+	if err != nil || !ok {
+		t.Fatalf("lease: %v, %v", ok, err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE model_slot_leases SET expires_at = now() + interval '1 minute'`); err != nil {
+		t.Fatal(err)
+	}
+	if n := renew(); n != 1 {
+		t.Errorf("Renew holding a lease made %d statements, want 1", n)
+	}
+	var left time.Duration
+	if err := pool.QueryRow(ctx, `SELECT expires_at - now() FROM model_slot_leases WHERE holder = 'a'`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left < 50*time.Minute {
+		t.Errorf("lease runs out in %s after Renew, want its TTL of an hour", left)
+	}
+	if err := l.Release(ctx, gpu, slot); err != nil {
+		t.Fatal(err)
+	}
+	if n := renew(); n != 0 {
+		t.Errorf("Renew after the release made %d statements, want 0", n)
 	}
 }

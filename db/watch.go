@@ -10,12 +10,13 @@ import (
 )
 
 // How often Watch pings: often while the database is away, so its return is
-// seen within a second; rarely while it answers, since the parts that fail
-// first ask Check at once (and an idle process's pings are most of what it
-// costs the database).
+// seen within a second; seldom while it answers — the parts that fail
+// first (River's, whose listening connection is pinged every 5 s) ask
+// Check at once, and Check wakes Run when it finds the database away, so
+// the ping while up is only a backstop, and not what an idle process costs.
 const (
 	watchWhileDown = time.Second
-	watchWhileUp   = 30 * time.Second
+	watchWhileUp   = 5 * time.Minute
 	watchTimeout   = 2 * time.Second
 )
 
@@ -31,11 +32,14 @@ type Watch struct {
 	down   bool
 	since  time.Time // when it went away
 	pinged time.Time
+	// away tells Run that Check found the database away, so it pings
+	// until it is back.
+	away chan struct{}
 }
 
 // NewWatch returns a Watch of pool's database; Run keeps it current.
 func NewWatch(pool *pgxpool.Pool, log *slog.Logger) *Watch {
-	return &Watch{pool: pool, log: log.With(slog.String("component", "database"))}
+	return &Watch{pool: pool, log: log.With(slog.String("component", "database")), away: make(chan struct{}, 1)}
 }
 
 // Down reports whether the database was away at the last check.
@@ -61,6 +65,10 @@ func (w *Watch) Check(ctx context.Context) bool {
 	case err != nil && !w.down:
 		w.down, w.since = true, w.pinged
 		w.log.Error("the database does not answer; retrying, and the parts that need it wait", "err", err)
+		select {
+		case w.away <- struct{}{}:
+		default:
+		}
 	case err == nil && w.down:
 		w.down = false
 		w.log.Info("the database answers again", "away", w.pinged.Sub(w.since).Round(time.Millisecond).String())
@@ -68,7 +76,8 @@ func (w *Watch) Check(ctx context.Context) bool {
 	return w.down
 }
 
-// Run checks until ctx ends.
+// Run checks until ctx ends: every second while the database is away,
+// seldom while it answers.
 func (w *Watch) Run(ctx context.Context) {
 	for {
 		wait := watchWhileUp
@@ -81,6 +90,8 @@ func (w *Watch) Run(ctx context.Context) {
 			t.Stop()
 			return
 		case <-t.C:
+		case <-w.away:
+			t.Stop()
 		}
 	}
 }

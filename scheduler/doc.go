@@ -37,9 +37,13 @@
 // inserted here, those River retries or snoozes here, and, read from River's
 // table every minute, those other processes made) and at each sends River's
 // own insert notification for the reminders queue (wake.go), so a reminder
-// goes out within milliseconds of its time. Each queue also polls every
-// Options.PollInterval (50 ms by default, which is most of what an idle
-// process costs the database) as a fallback. A reminder due
+// goes out within milliseconds of its time. A retry or snooze shorter than
+// the scheduler's pass leaves its job available with a later scheduled_at,
+// which no pass notifies: River's events tell the scheduler of it, and it
+// wakes the queue then too. Each queue also polls every
+// Options.PollInterval (10 s by default) as a fallback, for a wake-up lost
+// while River's listening connection was down or a job made available
+// without a notification (River UI's retry). A reminder due
 // sooner than the scheduler's look-ahead is inserted as available straight
 // away, which is what the scheduler would have done on its next pass.
 //

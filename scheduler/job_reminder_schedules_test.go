@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/yorozu-bot/yorozu/commands"
@@ -451,6 +452,11 @@ FROM reminders r
 WHERE j.kind = 'reminder' AND j.state IN ('scheduled', 'retryable')
   AND r.id = (j.args->>'reminder_id')::bigint AND r.due_at <= $1`, at)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// River's scheduler tells the queue of the jobs it makes available;
+	// so does the test (the queue's poll is a fallback, seconds apart).
+	if err := riverWake(func() riverdriver.Executor { return s.client.Driver().GetExecutor() }, QueueReminders)(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

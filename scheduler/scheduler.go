@@ -71,11 +71,15 @@ type Options struct {
 	JobWorkers      int // named jobs run at once; default 2
 
 	// PollInterval is how often each queue looks for jobs that came due
-	// when nothing woke it: a reminder's queue is woken at its due time
-	// (see wake.go), a named job's when it is inserted, so the poll is a
-	// fallback, and it sets what an idle process costs (two queues at
-	// 50 ms: 40 transactions a second). Default 50 ms: some end-to-end
-	// tests still depend on it (see docs/performance.md); 10 s is the aim.
+	// when nothing woke it. A named job's queue is woken when one is
+	// inserted or River's scheduler makes one available, a reminder's at
+	// each due time, a retry's or a snooze's included (see wake.go), so the
+	// poll is a fallback: for a wake-up lost while River's listening
+	// connection was down, or a job made available without a notification
+	// (River UI's retry). Each poll is a transaction, so it sets much of
+	// what an idle process costs: two queues at 50 ms made 40 a second.
+	// Default 10 s: a lost wake-up makes a reminder at most that late
+	// (well within LateAfter), for 0.2 transactions a second.
 	PollInterval time.Duration
 	// SendTimeout bounds one Discord call. Default 15 s.
 	SendTimeout time.Duration
@@ -145,7 +149,7 @@ func (o *Options) defaults() {
 		o.JobWorkers = 2
 	}
 	if o.PollInterval <= 0 {
-		o.PollInterval = 50 * time.Millisecond
+		o.PollInterval = 10 * time.Second
 	}
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = 15 * time.Second

@@ -132,7 +132,10 @@ func (w *waker) run(ctx context.Context) {
 }
 
 // follow keeps the new due times of the queue's jobs that River retries or
-// snoozes, told by its events, until ctx ends or events closes.
+// snoozes, told by its events, until ctx ends or events closes. A retry or
+// snooze shorter than River's scheduler interval leaves the job available
+// with a later scheduled_at: no scheduler pass notifies for it, so it too
+// needs its wake-up.
 func (w *waker) follow(ctx context.Context, events <-chan *river.Event) {
 	for {
 		select {
@@ -142,8 +145,11 @@ func (w *waker) follow(ctx context.Context, events <-chan *river.Event) {
 			if !ok {
 				return
 			}
-			if ev.Job != nil && ev.Job.Queue == w.queue &&
-				(ev.Job.State == rivertype.JobStateRetryable || ev.Job.State == rivertype.JobStateScheduled) {
+			if ev.Job == nil || ev.Job.Queue != w.queue {
+				continue
+			}
+			switch ev.Job.State {
+			case rivertype.JobStateAvailable, rivertype.JobStateRetryable, rivertype.JobStateScheduled:
 				w.add(ev.Job.ScheduledAt)
 			}
 		}

@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
 	"github.com/yorozu-bot/yorozu/bot"
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
+	"github.com/yorozu-bot/yorozu/scheduler"
 )
 
 // readyz returns /readyz's status code and checks.
@@ -85,6 +89,14 @@ func TestDiscordRefusalsKeepServing(t *testing.T) {
 	}
 }
 
+// namedJob is a run of one of the scheduler's named jobs as River stores
+// it, for a test that queues one as another process would.
+type namedJob struct {
+	Name string `json:"name"`
+}
+
+func (namedJob) Kind() string { return "named_job" }
+
 // TestDiscordUnreachableAtStart: with no route to Discord yorozu serves HTTP
 // and the jobs, says it is connecting, and answers once Discord is back.
 func TestDiscordUnreachableAtStart(t *testing.T) {
@@ -93,9 +105,14 @@ func TestDiscordUnreachableAtStart(t *testing.T) {
 	if code != http.StatusServiceUnavailable || !strings.HasPrefix(checks["discord"], "connecting: ") {
 		t.Errorf("/readyz = %d %v, want 503 with discord: connecting: …", code, checks)
 	}
-	// The jobs run meanwhile: a queued run of the knowledge-base sync is worked.
-	if _, err := h.pool.Exec(context.Background(), `INSERT INTO river_job (args, kind, max_attempts, queue, state, scheduled_at)
-		VALUES ('{"name":"kb_sync"}', 'named_job', 3, 'jobs', 'available', now())`); err != nil {
+	// The jobs run meanwhile: a run of the knowledge-base sync that another
+	// process queues (through River, which tells the queue) is worked.
+	other, err := river.NewClient(riverpgxv5.New(h.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Insert(context.Background(), namedJob{Name: scheduler.KnowledgeBaseSyncJob},
+		&river.InsertOpts{Queue: scheduler.QueueJobs}); err != nil {
 		t.Fatal(err)
 	}
 	h.waitCount(t, `SELECT count(*) FROM river_job WHERE kind = 'named_job' AND state = 'completed'`, 1)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/ollama/ollama/api"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
@@ -53,7 +55,9 @@ func useClock(t *testing.T, at time.Time) *testClock {
 }
 
 // jump moves the clock to at and releases the jobs of the reminders due by
-// then (a job River ran early waits, snoozed, for its time on the clock).
+// then (a job River ran early waits, snoozed, for its time on the clock),
+// and tells the reminders queue, as River's scheduler does when it makes
+// jobs available: the queue's poll is only a fallback, seconds apart.
 func (h *harness) jump(t *testing.T, c *testClock, at time.Time) {
 	t.Helper()
 	// First let the jobs River ran early (its clock is ahead of the
@@ -91,6 +95,11 @@ FROM reminders r
 WHERE j.kind = 'reminder' AND j.state IN ('scheduled', 'retryable')
   AND r.id = (j.args->>'reminder_id')::bigint AND r.due_at <= $1`, at)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := riverpgxv5.New(h.pool).GetExecutor().NotifyMany(context.Background(), &riverdriver.NotifyManyParams{
+		Topic: "river_insert", Payload: []string{`{"queue": "` + scheduler.QueueReminders + `"}`},
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -219,11 +228,17 @@ func TestDailyReminderEndToEnd(t *testing.T) {
 	if r := h.press(t, delivered, "10分後", bob, 0); r.Data == nil || !strings.Contains(r.Data.Content, "設定した人") || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 		t.Errorf("someone else's press: %+v", r.Data)
 	}
+	pressed := c.Now()
 	r := h.press(t, delivered, "10分後", alice, 0)
 	if r.Data == nil || !strings.Contains(r.Data.Content, "もう一度お知らせします") || r.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
 		t.Fatalf("snooze answer %+v", r.Data)
 	}
-	h.jump(t, c, day(2).Add(10*time.Minute+time.Second))
+	// The snooze is a one-shot copy, due ten minutes after the press.
+	snoozed := h.dueAt(t, 2)
+	if early, late := pressed.Add(10*time.Minute).Truncate(time.Second), c.Now().Add(10*time.Minute); snoozed.Before(early) || snoozed.After(late) {
+		t.Errorf("snoozed to %s, want ten minutes after the press (%s–%s)", snoozed, early, late)
+	}
+	h.jump(t, c, snoozed)
 	again := h.waitPosts(t, head, 2)[1]
 	if again.ID == delivered.ID {
 		t.Fatal("the snooze did not post a new message")

@@ -23,7 +23,9 @@ type Options struct {
 	// Default 100 ms.
 	FlushEvery time.Duration
 	// Refresh is how often which channels are logged is read again, so a
-	// change made by another process applies here. Default 30 s.
+	// change made by another process applies here (Set applies one made
+	// here at once). Default 2 min: each read is a transaction of an idle
+	// process.
 	Refresh time.Duration
 	// Yield is the longest a batch waits for the rest of the process to
 	// leave the database alone (no connection taken from the pool for a
@@ -71,7 +73,7 @@ func New(pool *pgxpool.Pool, opts Options) *Log {
 		opts.FlushEvery = 100 * time.Millisecond
 	}
 	if opts.Refresh <= 0 {
-		opts.Refresh = 30 * time.Second
+		opts.Refresh = 2 * time.Minute
 	}
 	if opts.Yield == 0 {
 		opts.Yield = 50 * time.Millisecond
