@@ -130,6 +130,11 @@ var errUnclaimed = errors.New("mention not claimed")
 // message.
 func (a *claimAttempt) wait(ctx context.Context) bool {
 	select {
+	case <-a.done: // made, whether ctx ended too or not
+		return a.err == nil && a.ok
+	default:
+	}
+	select {
 	case <-a.done:
 		return a.err == nil && a.ok
 	case <-ctx.Done():

@@ -279,6 +279,12 @@ func (b *Bot) connectOnce(ctx context.Context) error {
 	select {
 	case <-b.readySig:
 		return nil
+	case <-b.disconnected:
+		// Closed before READY (discordgo's heartbeat of the connection
+		// before may close the new one, and Discord may end a session
+		// that has just begun): the loop connects again.
+		b.session.Close()
+		return errors.New("discord gateway closed before READY")
 	case <-ctx.Done():
 		b.session.Close()
 		return fmt.Errorf("wait for discord ready: %w", ctx.Err())

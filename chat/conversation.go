@@ -173,8 +173,10 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	if commit != nil {
 		c.store(ctx, req, commit)
 	} else {
+		// A turn stopped (停止) is kept as written: the claim is waited
+		// for past the turn's end.
 		if req.Admit != nil {
-			if err := req.Admit(ctx); err != nil {
+			if err := req.Admit(context.WithoutCancel(ctx)); err != nil {
 				return fmt.Errorf("%w: %w", ErrNotAdmitted, err)
 			}
 		}

@@ -116,6 +116,7 @@ func runJob(ctx context.Context, name string, getenv func(string) string, stdout
 		return err
 	}
 	defer a.closeTools()
+	defer a.memory.Close() // before the database closes
 	// The destination in force may come from the admin page's settings.
 	switch {
 	case name == "weather" && !a.weather.Settings().Dest.Enabled():
