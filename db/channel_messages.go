@@ -385,7 +385,7 @@ func SearchChannelLog(ctx context.Context, qr Querier, q ChannelLogQuery) ([]Cha
 			") m"+page, args)
 	}
 	tsq := make([]string, 0, len(terms)+3)
-	for _, t := range indexTerms(coverTerms(terms)) {
+	for _, t := range indexTerms(coverTerms(terms), words) {
 		tsq = append(tsq, lexeme(t, isASCIIWord(t)))
 	}
 	if q.Author != "" {
@@ -549,17 +549,20 @@ func coverTerms(terms []string) []string {
 	return out
 }
 
-// indexTerms returns terms without their single non-ASCII characters when
-// others are left. A message's terms hold a character on its own only
-// where it stands alone (時 of 10時, の of BBQの, between ASCII and the
-// end), else as the pairs it is part of (時で of 10時です), so the index
-// cannot find such a character; the candidates that the other terms find
-// are checked for the words as substrings anyway. A query of only such
-// characters (雨) keeps them: it finds the messages where they stand alone.
-func indexTerms(terms []string) []string {
+// indexTerms returns terms without the single non-ASCII characters that
+// came out of a longer word of the query (時 of 10時), when others are left.
+// A message's terms hold a character on its own only where it stands alone
+// (時 of 10時, の of BBQの, between ASCII and the end), else as the pairs it
+// is part of (時で of 10時です), so the index cannot find such a character;
+// the candidates that the other terms find are checked for the words as
+// substrings anyway. A character the query gives as a word of its own (猫
+// of 「ラーメン 猫」) stays a term: it finds the messages where it stands
+// alone, and it keeps a common word beside it from walking the whole log.
+// A query of only such characters (雨) keeps them all.
+func indexTerms(terms, words []string) []string {
 	out := make([]string, 0, len(terms))
 	for _, t := range terms {
-		if utf8.RuneCountInString(t) > 1 || isASCIIWord(t) {
+		if utf8.RuneCountInString(t) > 1 || isASCIIWord(t) || slices.Contains(words, t) {
 			out = append(out, t)
 		}
 	}
