@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -130,7 +129,7 @@ func (b *Bot) askAbsent(s *discordgo.Session, i *discordgo.InteractionCreate, ta
 		Text: question, At: b.now(), ReplyTo: m.ID, ReplyChain: chain,
 	}
 	ctx = chat.WithTurnID(ctx, chat.NewTurnID())
-	r := &interactionStream{b: b, s: s, i: i, wake: make(chan struct{}, 1)}
+	r := &interactionStream{b: b, s: s, i: i, liveView: newLiveView()}
 	rendered := make(chan struct{})
 	go func() {
 		defer close(rendered)
@@ -187,9 +186,7 @@ type interactionStream struct {
 	s *discordgo.Session
 	i *discordgo.InteractionCreate
 
-	mu   sync.Mutex
-	view view
-	wake chan struct{}
+	liveView
 
 	sent []streamedPart // run's own
 }
@@ -207,27 +204,6 @@ func (r *interactionStream) emit(ev llm.Event) error {
 	r.mu.Unlock()
 	r.signal()
 	return nil
-}
-
-// finish closes the turn with the responder's result, unless an event did.
-func (r *interactionStream) finish(err error) {
-	r.mu.Lock()
-	if !r.view.finished() {
-		if err != nil {
-			r.view.apply(llm.Failed{Err: err})
-		} else {
-			r.view.apply(llm.Done{})
-		}
-	}
-	r.mu.Unlock()
-	r.signal()
-}
-
-func (r *interactionStream) signal() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
 }
 
 // run writes the view into the interaction until the turn is finished and

@@ -49,10 +49,8 @@ type reply struct {
 	channelID string
 	ref       *discordgo.MessageReference // the user's message, replied to
 
-	mu    sync.Mutex
-	view  view
-	fatal error // a Discord error that makes further writes pointless
-	wake  chan struct{}
+	liveView
+	fatal error // a Discord error that makes further writes pointless (guarded by mu)
 	// eventAt is when the last event came (guarded by mu); textOut is set
 	// once the answer's text has been written (run's own).
 	eventAt time.Time
@@ -93,7 +91,7 @@ func newReply(b *Bot, req chat.Request) *reply {
 			MessageID: cmp.Or(req.AnswerTo, req.MessageID), ChannelID: req.ChannelID, GuildID: req.GuildID,
 			FailIfNotExists: &no, // the user may have deleted it; answer anyway
 		},
-		wake:          make(chan struct{}, 1),
+		liveView:      newLiveView(),
 		nonces:        map[int]string{},
 		userMessageID: req.MessageID,
 		askerID:       req.AuthorID,
@@ -151,23 +149,34 @@ func (r *reply) emit(ev llm.Event) error {
 	return err
 }
 
-// finish closes the turn with the responder's result, unless an event did.
-func (r *reply) finish(err error) {
-	r.mu.Lock()
-	if !r.view.finished() {
-		if err != nil {
-			r.view.apply(llm.Failed{Err: err})
-		} else {
-			r.view.apply(llm.Done{})
-		}
-	}
-	r.mu.Unlock()
-	r.signal()
+// liveView is an answer's view as the responder's events build it, and
+// the wake-up of the goroutine that writes it to Discord.
+type liveView struct {
+	mu   sync.Mutex
+	view view
+	wake chan struct{}
 }
 
-func (r *reply) signal() {
+func newLiveView() liveView { return liveView{wake: make(chan struct{}, 1)} }
+
+// finish closes the turn with the responder's result, unless an event did.
+func (l *liveView) finish(err error) {
+	l.mu.Lock()
+	if !l.view.finished() {
+		if err != nil {
+			l.view.apply(llm.Failed{Err: err})
+		} else {
+			l.view.apply(llm.Done{})
+		}
+	}
+	l.mu.Unlock()
+	l.signal()
+}
+
+// signal wakes the writer.
+func (l *liveView) signal() {
 	select {
-	case r.wake <- struct{}{}:
+	case l.wake <- struct{}{}:
 	default:
 	}
 }
