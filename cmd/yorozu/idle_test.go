@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/yorozu-bot/yorozu/llm/ollamatest"
 )
@@ -51,29 +47,9 @@ func BenchmarkOutsideIdle(b *testing.B) {
 // the count.
 func (h *harness) idleSampled(t testing.TB, d time.Duration) (float64, string) {
 	t.Helper()
-	u, err := url.Parse(h.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := strings.TrimPrefix(u.Path, "/")
-	u.Path = "/postgres"
-	ctx, cancel := context.WithTimeout(context.Background(), d+time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	read := func() int64 {
-		var n int64
-		if _, err := conn.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1`, name).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	stats := h.openStats(t, d)
+	defer stats.close()
+	ctx, conn, name := stats.ctx, stats.conn, stats.name
 	type start struct {
 		pid int32
 		at  time.Time
@@ -104,13 +80,13 @@ FROM pg_stat_activity WHERE datname = $1 AND query_start IS NOT NULL`, name)
 	time.Sleep(10 * time.Second)
 	sample()
 	clear(counts)
-	a := read()
+	a := stats.transactions()
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
 		sample()
 		time.Sleep(3 * time.Millisecond)
 	}
-	n := read() - a
+	n := stats.transactions() - a
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)

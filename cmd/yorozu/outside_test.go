@@ -277,6 +277,33 @@ func restWrites(calls []discordtest.Call) int {
 // not count.
 func (h *harness) idleTransactions(t testing.TB, d time.Duration) float64 {
 	t.Helper()
+	stats := h.openStats(t, d)
+	defer stats.close()
+	// Counts the turns' backends report late would land in the window (an
+	// idle backend reports within a second, PGSTAT_MIN_INTERVAL), and so
+	// would the turns' last housekeeping: the window starts ten seconds
+	// into the quiet.
+	quiet := time.NewTimer(10 * time.Second)
+	<-quiet.C
+	a := stats.transactions()
+	window := time.NewTimer(d)
+	<-window.C
+	return float64(stats.transactions()-a) / d.Seconds()
+}
+
+// dbStats reads the statistics of yorozu's database from a connection to
+// the maintenance database.
+type dbStats struct {
+	t    testing.TB
+	ctx  context.Context
+	stop context.CancelFunc
+	conn *pgx.Conn
+	name string // yorozu's database
+}
+
+// openStats connects for a reading that lasts d.
+func (h *harness) openStats(t testing.TB, d time.Duration) *dbStats {
+	t.Helper()
 	u, err := url.Parse(h.dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -284,34 +311,31 @@ func (h *harness) idleTransactions(t testing.TB, d time.Duration) float64 {
 	name := strings.TrimPrefix(u.Path, "/")
 	u.Path = "/postgres"
 	ctx, cancel := context.WithTimeout(context.Background(), d+time.Minute)
-	defer cancel()
 	conn, err := pgx.Connect(ctx, u.String())
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
-	read := func() int64 {
-		var n int64
-		// A new snapshot each time: within one transaction the statistics
-		// would not move.
-		if _, err := conn.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1`, name).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	return &dbStats{t: t, ctx: ctx, stop: cancel, conn: conn, name: name}
+}
+
+func (s *dbStats) close() {
+	s.conn.Close(context.Background())
+	s.stop()
+}
+
+// transactions is the database's commits and rollbacks so far.
+func (s *dbStats) transactions() int64 {
+	var n int64
+	// A new snapshot each time: within one transaction the statistics
+	// would not move.
+	if _, err := s.conn.Exec(s.ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
+		s.t.Fatal(err)
 	}
-	// Counts the turns' backends report late would land in the window (an
-	// idle backend reports within a second, PGSTAT_MIN_INTERVAL), and so
-	// would the turns' last housekeeping: the window starts ten seconds
-	// into the quiet.
-	quiet := time.NewTimer(10 * time.Second)
-	<-quiet.C
-	a := read()
-	window := time.NewTimer(d)
-	<-window.C
-	return float64(read()-a) / d.Seconds()
+	if err := s.conn.QueryRow(s.ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1`, s.name).Scan(&n); err != nil {
+		s.t.Fatal(err)
+	}
+	return n
 }
 
 // report logs (and, for a benchmark, reports) the medians of runs.
