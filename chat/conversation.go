@@ -217,34 +217,21 @@ func turnOf(req Request, space memory.Space, asked string, at time.Time, reply m
 
 // record keeps turn, req's, in its session; a failure is logged. A turn
 // that answered (release) lets the adapter go on with the channel's next
-// turn as soon as that turn's context would include it: at once with a
-// store that keeps begun turns in the context (beginner), else once it is
-// stored.
+// turn once it is stored. (With a store that keeps begun turns in the
+// context, Handle begins an answered turn at its Done and releases the
+// adapter then; record keeps the others.)
 func (c *Conversation) record(ctx context.Context, req Request, turn memory.Turn, release bool) {
-	// The reply is already out; keeping it must not be cut short by a
-	// user-facing deadline, only by its own.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
-	defer rcancel()
-	key := memory.SessionKey(req.Session)
-	var err error
-	if b, ok := c.Store.(beginner); ok {
-		commit := b.Begin(key, turn)
-		if release && req.Release != nil {
-			req.Release()
-		}
-		err = commit(rctx)
-	} else {
-		err = c.Store.Record(rctx, key, turn)
-		if release && req.Release != nil {
-			req.Release()
-		}
-	}
-	if err != nil {
-		c.logger().ErrorContext(ctx, "record turn", "session", req.Session, "err", err)
+	c.store(ctx, req, func(ctx context.Context) error {
+		return c.Store.Record(ctx, memory.SessionKey(req.Session), turn)
+	})
+	if release && req.Release != nil {
+		req.Release()
 	}
 }
 
-// store finishes keeping a turn begun (see beginner); a failure is logged.
+// store runs commit, which keeps a turn, under the store's own deadline:
+// the reply is already out, so keeping it must not be cut short by a
+// user-facing deadline. A failure is logged.
 func (c *Conversation) store(ctx context.Context, req Request, commit func(context.Context) error) {
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.storeTimeout())
 	defer rcancel()
