@@ -191,7 +191,7 @@ func (m *Memory) startKBQuery(ctx context.Context, space Space, text string) fun
 	done := make(chan []kbHit, 1)
 	go func() {
 		hits, err := m.searchKB(ctx, space, text)
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // a stopped turn is no failure
 			m.log.Warn("knowledge base search: no knowledge-base layer this turn", "err", err)
 		}
 		done <- hits

@@ -28,7 +28,7 @@ func newOrigin() string {
 // reads the database.
 func (m *Memory) startListening(ctx context.Context) {
 	m.listenDone = make(chan struct{})
-	log := m.log.With("component", "context_cache")
+	log := m.opts.Logger.With("component", "context_cache")
 	go func() {
 		defer close(m.listenDone)
 		backoff := listenRetryFirst

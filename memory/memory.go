@@ -106,7 +106,9 @@ type Options struct {
 	// DefaultSpace is the space of web chats and scheduled posts that name
 	// none. Default: the only server that has used the bot, else WebSpace.
 	DefaultSpace Space
-	// Logger gets background failures. Default: slog.Default().
+	// Logger gets background failures, as component=memory; a warning
+	// within a minute of the last one is logged at INFO, so an outage is
+	// one warning, not one per turn. Default: slog.Default().
 	Logger *slog.Logger
 
 	// ContextCache is how many conversations' context reads (recent
@@ -199,7 +201,7 @@ func New(pool *pgxpool.Pool, opts Options) *Memory {
 	if opts.ContextCacheBytes <= 0 {
 		opts.ContextCacheBytes = defaultContextCacheBytes
 	}
-	m := &Memory{pool: pool, opts: opts, log: opts.Logger, origin: newOrigin()}
+	m := &Memory{pool: pool, opts: opts, log: slog.New(quietRepeats(opts.Logger.With("component", "memory").Handler())), origin: newOrigin()}
 	m.bg.init(bgWorkers, bgQueue, m.log)
 	if opts.ContextCache > 0 {
 		m.cache = newCtxCache(opts.ContextCache, opts.ContextCacheBytes)
