@@ -114,6 +114,10 @@ func TestRemindAdd(t *testing.T) {
 		{"5分ごと", "15分"},
 		{"毎年2月30日", "2月30日"},
 		{"毎日7時と19時", "読み取れませんでした"},
+		// A day gone by is said to be gone, not moved to tomorrow.
+		{"昨日の9時", "もう過ぎています"},
+		{"2026年3月3日 10時", "もう過ぎています"},
+		{"2月30日", "読み取れませんでした"},
 	} {
 		if got := add(tc.when, "x"); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want it to say %q", tc.when, got, tc.want)

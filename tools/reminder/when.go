@@ -38,6 +38,9 @@ var (
 	reRelJa = regexp.MustCompile(`(?:(\d+)\s*週間)?\s*(?:(\d+)\s*日)?\s*(?:(\d+)\s*時間(半)?)?\s*(?:(\d+)\s*分(半)?)?\s*(?:(\d+)\s*秒)?\s*(?:後|経ったら|たったら)`)
 	reRelEn = regexp.MustCompile(`\bin\s+(an?|one|half an?|\d+(?:\.\d+)?)\s*(weeks?|days?|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b(?:\s*(?:and\s+)?(\d+)\s*(minutes?|mins?|m)\b)?`)
 
+	// reYearDay is a day with its year: 2027年3月3日, 2027/3/3, 来年の3月3日.
+	reYearDay  = regexp.MustCompile(`(?:(\d{4})\s*[年/.\-]\s*|(再来年|来年|今年)\s*の?\s*)(\d{1,2})\s*(?:月|/|\.|-)\s*(\d{1,2})\s*日?`)
+	rePastDay  = regexp.MustCompile(`((?:一|1)昨日|おととい|昨日|きのう)\s*の?\s*(?:\d|午前|午後|朝|昼|夕方|夜|晩|深夜|正午)|(昨夜|昨晩)|(day before yesterday|yesterday)\s*(?:at\b|\d|morning|afternoon|evening|night|noon)`)
 	reMonthDay = regexp.MustCompile(`(\d{1,2})\s*月\s*(\d{1,2})\s*日`)
 	reSlashDay = regexp.MustCompile(`(?:^|[^\d/:])(\d{1,2})/(\d{1,2})(?:[^\d/]|$)`)
 	reWeekday  = regexp.MustCompile(`(来週|再来週|今週)?\s*の?\s*([月火水木金土日])\s*曜`)
@@ -207,6 +210,17 @@ func findDay(s string, now, today time.Time) (day time.Time, ok, weekday bool) {
 		strings.Contains(s, "今朝") || strings.Contains(s, "today"):
 		return today, true, false
 	}
+	// A day gone by is read only when a time of that day follows it
+	// (昨日の9時, 昨日の夜): 「昨日の件、9時に」 speaks of the day, not the
+	// time. The callers then say the time has passed instead of moving it
+	// to tomorrow.
+	if m := rePastDay.FindStringSubmatch(s); m != nil {
+		switch m[1] + m[3] {
+		case "一昨日", "1昨日", "おととい", "day before yesterday":
+			return today.AddDate(0, 0, -2), true, false
+		}
+		return today.AddDate(0, 0, -1), true, false
+	}
 	if m := reWeekday.FindStringSubmatch(s); m != nil {
 		wd := weekdaysJa[m[2]]
 		// Weeks start on Monday.
@@ -230,6 +244,9 @@ func findDay(s string, now, today time.Time) (day time.Time, ok, weekday bool) {
 		}
 		return today.AddDate(0, 0, ahead), true, ahead == 0
 	}
+	if m := reYearDay.FindStringSubmatch(s); m != nil {
+		return yearMonthDay(m[1], m[2], m[3], m[4], today)
+	}
 	if m := reMonthDay.FindStringSubmatch(s); m != nil {
 		return monthDay(m[1], m[2], today)
 	}
@@ -245,9 +262,34 @@ func monthDay(ms, ds string, today time.Time) (time.Time, bool, bool) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return time.Time{}, false, false
 	}
-	t := time.Date(today.Year(), time.Month(mo), d, 0, 0, 0, 0, today.Location())
-	if t.Before(today) {
-		t = t.AddDate(1, 0, 0)
+	y := today.Year()
+	if time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, today.Location()).AddDate(0, 0, d-1).Before(today) {
+		y++ // a day gone by this year is next year's
+	}
+	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, today.Location())
+	if t.Day() != d {
+		return time.Time{}, false, false // 2月30日
+	}
+	return t, true, false
+}
+
+// yearMonthDay is a day said with its year (a number, or 今年, 来年,
+// 再来年); unlike monthDay, a day before today stays in the past.
+func yearMonthDay(ys, rel, ms, ds string, today time.Time) (time.Time, bool, bool) {
+	y, _ := strconv.Atoi(ys)
+	switch rel {
+	case "今年":
+		y = today.Year()
+	case "来年":
+		y = today.Year() + 1
+	case "再来年":
+		y = today.Year() + 2
+	}
+	mo, _ := strconv.Atoi(ms)
+	d, _ := strconv.Atoi(ds)
+	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, today.Location())
+	if mo < 1 || mo > 12 || d < 1 || t.Day() != d {
+		return time.Time{}, false, false // 2月30日
 	}
 	return t, true, false
 }

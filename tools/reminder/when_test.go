@@ -62,6 +62,25 @@ func TestParseWhen(t *testing.T) {
 		{text: "12/24 20:00", want: at(12, 24, 20, 0), hasClock: true},
 		{text: "明日", want: day(12, 2)},
 
+		// Days gone by stay in the past, so that the caller can say so.
+		{text: "昨日の9時にリマインドして", want: at(11, 30, 9, 0), hasClock: true},
+		{text: "一昨日の夜8時", want: at(11, 29, 20, 0), hasClock: true},
+		{text: "昨夜11時", want: at(11, 30, 23, 0), hasClock: true},
+		{text: "yesterday at 9am", want: at(11, 30, 9, 0), hasClock: true},
+		// 昨日 that names what, not when.
+		{text: "昨日の件、9時に教えて", want: at(12, 2, 9, 0), hasClock: true},
+
+		// Years.
+		{text: "2028年3月3日の10時", want: time.Date(2028, 3, 3, 10, 0, 0, 0, jst), hasClock: true},
+		{text: "2027/3/3 9:00", want: time.Date(2027, 3, 3, 9, 0, 0, 0, jst), hasClock: true},
+		{text: "2027-03-03に", want: time.Date(2027, 3, 3, 0, 0, 0, 0, jst)},
+		{text: "2026年11月3日", want: day(11, 3)}, // gone by, not next year's
+		{text: "来年の1月5日", want: time.Date(2027, 1, 5, 0, 0, 0, 0, jst)},
+		{text: "今年の11月3日に", want: day(11, 3)},
+		{text: "2月30日", none: true},
+		{text: "2027年2月29日", none: true},
+		{text: "2月29日", none: true}, // not in 2027
+
 		// English.
 		{text: "remind me tomorrow at 9", want: at(12, 2, 9, 0), hasClock: true},
 		{text: "at 3pm", want: at(12, 1, 15, 0), hasClock: true},
