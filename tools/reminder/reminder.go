@@ -190,6 +190,10 @@ func crossCheck(text string, due, now time.Time, loc *time.Location) error {
 	if !ok {
 		return nil
 	}
+	if r.HasClock && !r.Relative && r.At.Before(now.Add(-time.Minute)) {
+		return fmt.Errorf("the user's words %q name %s, which has already passed. Do not create the reminder: tell the user that time is gone and ask when they want it",
+			text, showReading(r, loc))
+	}
 	confirm := func() error {
 		return fmt.Errorf("the user's words %q read as %s, but due_at is %s. Do not create the reminder yet: ask the user which time they mean (give both), then call create_reminder with the confirmed time",
 			text, showReading(r, loc), show(due, loc))
