@@ -132,7 +132,7 @@ func diagnoseConnect(err error, base string) Diagnosis {
 		return Diagnosis{
 			Code:    DiagUnreachable,
 			Message: fmt.Sprintf("Discord%s に接続できません / cannot reach Discord%s: %v", ja, en, err),
-			Fix:     "ネットワークと DISCORD_API_BASE を確認してください (再接続を続けます) / check the network and DISCORD_API_BASE (retrying)",
+			Fix:     "ネットワークと DISCORD_API_BASE を確認してください（再接続を続けます） / check the network and DISCORD_API_BASE (retrying)",
 		}
 	}
 	return Diagnosis{
@@ -162,7 +162,7 @@ func rebaseURLError(err error, base string) {
 func disallowedIntents() Diagnosis {
 	return Diagnosis{
 		Code:    DiagDisallowedIntents,
-		Message: "Discord が Message Content Intent を拒否しました (close 4014) / Discord refused the Message Content intent (close 4014)",
+		Message: "Discord が Message Content Intent を拒否しました（close 4014） / Discord refused the Message Content intent (close 4014)",
 		Fix: "Developer Portal → Bot → Privileged Gateway Intents で Message Content Intent を有効にしてください / " +
 			"enable Message Content Intent under Developer Portal → Bot → Privileged Gateway Intents (then send SIGHUP or wait a few minutes)",
 		OperatorMustAct: true,
@@ -172,7 +172,7 @@ func disallowedIntents() Diagnosis {
 func invalidToken() Diagnosis {
 	return Diagnosis{
 		Code:    DiagInvalidToken,
-		Message: "Discord がトークンを受け付けません (4004/401) / Discord rejected the bot token (4004/401)",
+		Message: "Discord がトークンを受け付けません（4004/401） / Discord rejected the bot token (4004/401)",
 		Fix: "トークンが間違っているかリセットされています。Developer Portal → Bot → Reset Token で新しいトークンを DISCORD_TOKEN に設定してください / " +
 			"the token is wrong or was reset: put a new one from Developer Portal → Bot → Reset Token into DISCORD_TOKEN and restart",
 		OperatorMustAct: true,
@@ -261,7 +261,7 @@ func (b *Bot) CheckChannel(ctx context.Context, channelID string, need int64) *D
 		names := PermissionNames(missing)
 		return &Diagnosis{
 			Code:    DiagChannelPerms,
-			Message: fmt.Sprintf("ボットはチャンネル %s に投稿できません (権限がありません: %s) / the bot may not post in channel %s (missing: %s)", channelID, names, channelID, names),
+			Message: fmt.Sprintf("ボットはチャンネル %s に投稿できません（権限がありません: %s） / the bot may not post in channel %s (missing: %s)", channelID, names, channelID, names),
 			Fix: "サーバー設定 → ロール、またはチャンネルの編集 → 権限で、ボットに次の権限を許可してください / " +
 				"allow the bot these in Server Settings → Roles or the channel's Edit Channel → Permissions: " + names,
 		}
@@ -326,7 +326,7 @@ func CheckWebhook(ctx context.Context, client *http.Client, webhookURL string) *
 	}
 	gone := &Diagnosis{
 		Code:    DiagWebhook,
-		Message: "Webhook が見つかりません (削除されたか、URL が違います) / the webhook does not exist (deleted, or the URL is wrong)",
+		Message: "Webhook が見つかりません（削除されたか、URL が違います） / the webhook does not exist (deleted, or the URL is wrong)",
 		Fix: "チャンネルの編集 → 連携サービス → ウェブフック で URL をコピーし直して設定してください / " +
 			"copy the URL again from Edit Channel → Integrations → Webhooks and set it",
 	}

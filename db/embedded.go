@@ -21,7 +21,7 @@ var geteuid = os.Geteuid
 
 // ErrEmbeddedAsRoot is returned by StartEmbedded when run as root: initdb
 // refuses to run as root, so the embedded database cannot be created.
-var ErrEmbeddedAsRoot = errors.New("埋め込み PostgreSQL は root では動きません (initdb が root を拒否します) / " +
+var ErrEmbeddedAsRoot = errors.New("埋め込み PostgreSQL は root では動きません（initdb が root を拒否します） / " +
 	"embedded PostgreSQL cannot run as root (initdb refuses to run as root) → " +
 	"DATABASE_URL に既存の PostgreSQL を設定するか、一般ユーザーで実行してください / " +
 	"set DATABASE_URL to an existing PostgreSQL server, or run yorozu as a normal user")

@@ -124,7 +124,7 @@ func checkDataDir(dir string) finding {
 	}
 	f.level, f.code = levelFail, "data_dir_not_writable"
 	f.message = fmt.Sprintf("DATA_DIR %s に書き込めません / DATA_DIR %s is not writable: %v", dir, dir, err)
-	f.fix = "yorozu を動かすユーザーが書き込めるディレクトリを DATA_DIR に設定してください (知識ベースと、DATABASE_URL がなければデータベースが入ります) / " +
+	f.fix = "yorozu を動かすユーザーが書き込めるディレクトリを DATA_DIR に設定してください（知識ベースと、DATABASE_URL がなければデータベースが入ります） / " +
 		"set DATA_DIR to a directory the user running yorozu can write (it holds the knowledge base, and the database when DATABASE_URL is unset)"
 	return f
 }
@@ -229,7 +229,7 @@ func (o ollamaChecker) check(ctx context.Context, models []modelUse) []finding {
 		return []finding{reach, {group: "models", label: "models", level: levelFail, code: "models_not_checked", quiet: true,
 			message: fmt.Sprintf("%s接続できないためモデルを確かめられません / the models cannot be checked while %s is unreachable", t.jaNi, t.en)}}
 	}
-	reach.message = fmt.Sprintf("%s %s に接続できます (%s) / %s at %s answers (%s)", t.ja, o.host, t.version(v), t.en, o.host, t.version(v))
+	reach.message = fmt.Sprintf("%s %s に接続できます（%s） / %s at %s answers (%s)", t.ja, o.host, t.version(v), t.en, o.host, t.version(v))
 	out := []finding{reach}
 	for _, m := range models {
 		out = append(out, o.checkModel(ctx, m))
@@ -262,7 +262,7 @@ func (o ollamaChecker) checkPool(ctx context.Context, models []modelUse) []findi
 	for _, s := range servers {
 		f := finding{group: "ollama", label: "model server " + s.Name}
 		if s.Up {
-			f.message = fmt.Sprintf("モデルサーバー %s (%s) に接続できます（モデル %d 個、スロット %d） / model server %s (%s) answers (%d models, %d slots)",
+			f.message = fmt.Sprintf("モデルサーバー %s（%s）に接続できます（モデル %d 個、スロット %d） / model server %s (%s) answers (%d models, %d slots)",
 				s.Name, s.Kind, len(s.Models), s.Slots, s.Name, s.Kind, len(s.Models), s.Slots)
 			out = append(out, f)
 			continue
@@ -313,12 +313,12 @@ type serverTexts struct {
 func (o ollamaChecker) texts() serverTexts {
 	if o.openAI {
 		return serverTexts{label: "model server", ja: "モデルサーバー", jaNi: "モデルサーバーに", en: "the model server",
-			fix: "モデルサーバー (llama-server、vLLM など) を起動するか、OPENAI_BASE_URL をそのアドレス (ふつうは /v1 で終わる) にしてください / " +
+			fix: "モデルサーバー（llama-server、vLLM など）を起動するか、OPENAI_BASE_URL をそのアドレス（ふつうは /v1 で終わる）にしてください / " +
 				"start the model server (llama-server, vLLM, …) or set OPENAI_BASE_URL to its address (usually ending in /v1)",
 			version: func(v string) string { return v }}
 	}
 	return serverTexts{label: "Ollama", ja: "Ollama", jaNi: "Ollama に", en: "Ollama",
-		fix: "Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください / " +
+		fix: "Ollama を起動するか（ollama serve、またはそのサービス）、OLLAMA_HOST を Ollama のアドレスにしてください / " +
 			"start Ollama (ollama serve, or its service) or set OLLAMA_HOST to where it runs",
 		version: func(v string) string { return "version " + v }}
 }
@@ -331,7 +331,7 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 	cancel()
 	if missing, ok := llm.MissingModel(err); ok {
 		f.level, f.code = levelFail, "model_not_pulled"
-		f.message = fmt.Sprintf("モデル %s (%s) がありません / model %s (%s) is not pulled", m.name, vars, m.name, vars)
+		f.message = fmt.Sprintf("モデル %s（%s）がありません / model %s (%s) is not pulled", m.name, vars, m.name, vars)
 		f.fix = "Ollama のサーバーで実行してください / run on the Ollama server: " + missing.PullCommand()
 		if missing.Server != "" {
 			f.fix = "モデルサーバーでモデルを読み込むか、" + vars + " をサーバーの /v1/models にある名前にしてください / " +
@@ -341,7 +341,7 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 	}
 	if err != nil {
 		f.level, f.code = levelFail, "model_check_failed"
-		f.message = fmt.Sprintf("モデル %s (%s) を確かめられません / could not check model %s (%s): %v", m.name, vars, m.name, vars, err)
+		f.message = fmt.Sprintf("モデル %s（%s）を確かめられません / could not check model %s (%s): %v", m.name, vars, m.name, vars, err)
 		f.fix = "Ollama のログを確認してください / check Ollama's log"
 		if o.openAI {
 			f.fix = "モデルサーバーのログを確認してください / check the model server's log"
@@ -351,12 +351,12 @@ func (o ollamaChecker) checkModel(ctx context.Context, m modelUse) finding {
 	// An Ollama too old to report capabilities reports none: say nothing.
 	if m.chat && len(caps.All) > 0 && !caps.Tools {
 		f.level, f.code = levelWarn, "model_without_tools"
-		f.message = fmt.Sprintf("モデル %s (%s) はツール呼び出しに対応していません / model %s (%s) has no tool support", m.name, vars, m.name, vars)
-		f.fix = "ツールは構造化出力 (JSON) で呼び出すので、このままでも使えます。ツール対応のモデル (qwen3 など) のほうが確実です / " +
+		f.message = fmt.Sprintf("モデル %s（%s）はツール呼び出しに対応していません / model %s (%s) has no tool support", m.name, vars, m.name, vars)
+		f.fix = "ツールは構造化出力（JSON）で呼び出すので、このままでも使えます。ツール対応のモデル（qwen3 など）のほうが確実です / " +
 			"tools go through structured output (JSON) instead, so it works as it is; a model with tool support (such as qwen3) is more reliable"
 		return f
 	}
-	f.message = fmt.Sprintf("モデル %s (%s) があります / model %s (%s) is pulled", m.name, vars, m.name, vars)
+	f.message = fmt.Sprintf("モデル %s（%s）があります / model %s (%s) is pulled", m.name, vars, m.name, vars)
 	if len(caps.All) > 0 {
 		f.message += " (" + strings.Join(caps.All, ", ") + ")"
 	}

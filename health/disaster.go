@@ -66,7 +66,7 @@ func doctorDisaster(ctx context.Context, cfg *config.Config) []finding {
 		if err != nil {
 			f.level = levelFail
 			f.message = fmt.Sprintf("気象庁の%sを読めません / cannot read JMA's %s: %v", l.ja, l.en, err)
-			f.fix = "JMA_BASE_URL とネットワーク (プロキシ) を確認してください / check JMA_BASE_URL and the network (a proxy)"
+			f.fix = "JMA_BASE_URL とネットワーク（プロキシ）を確認してください / check JMA_BASE_URL and the network (a proxy)"
 		} else {
 			f.message = fmt.Sprintf("気象庁の%sを読めます / JMA's %s can be read", l.ja, l.en)
 		}

@@ -91,7 +91,7 @@ type DoctorOptions struct {
 func Doctor(ctx context.Context, o DoctorOptions) error {
 	getenv, stdout, version := o.Getenv, o.Stdout, o.Version
 	c := &checklist{w: stdout}
-	fmt.Fprintln(stdout, "yorozu doctor: 設定と接続を確かめます (何も変更せず、何も投稿しません) / checking the setup (nothing is changed or posted)")
+	fmt.Fprintln(stdout, "yorozu doctor: 設定と接続を確かめます（何も変更せず、何も投稿しません） / checking the setup (nothing is changed or posted)")
 	fmt.Fprintln(stdout)
 	cfg, err := config.Parse(getenv)
 	if err != nil {
@@ -165,7 +165,7 @@ func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config, defs 
 	pool, err := db.Open(cctx, cfg.DatabaseURL)
 	if err != nil {
 		c.add(finding{level: levelFail, message: "データベースに接続できません / cannot connect to the database: " + err.Error(),
-			fix: "PostgreSQL が動いているか、DATABASE_URL (ホスト、ポート、ユーザー、パスワード、データベース名) を確認してください / " +
+			fix: "PostgreSQL が動いているか、DATABASE_URL（ホスト、ポート、ユーザー、パスワード、データベース名）を確認してください / " +
 				"check that PostgreSQL runs and DATABASE_URL (host, port, user, password, database)"})
 		return nil, nil
 	}
@@ -200,7 +200,7 @@ func doctorDatabase(ctx context.Context, c *checklist, cfg *config.Config, defs 
 	c.add(finding{message: fmt.Sprintf("マイグレーションは最新です / the migrations are current (%d of yorozu's, and the job queue's)", applied)})
 	settings, err := web.NewSettings(cctx, pool, defs)
 	if err != nil {
-		c.add(finding{level: levelWarn, message: "管理ページの設定を読めません (環境変数の値で確かめます) / cannot read the admin page's settings (checking the environment's values): " + err.Error()})
+		c.add(finding{level: levelWarn, message: "管理ページの設定を読めません（環境変数の値で確かめます） / cannot read the admin page's settings (checking the environment's values): " + err.Error()})
 		return pool, nil
 	}
 	return pool, settings
@@ -248,17 +248,17 @@ func doctorSearch(ctx context.Context, get func(string) string, version string) 
 		cancel()
 		if err == nil && len(res) == 0 {
 			f.level = levelWarn
-			f.message = fmt.Sprintf("検索 (%s) の結果が 0 件でした / the search backend %s found nothing for a test query", backend, backend)
+			f.message = fmt.Sprintf("検索（%s）の結果が 0 件でした / the search backend %s found nothing for a test query", backend, backend)
 			f.fix = "web_search は使えますが結果がないかもしれません。別の SEARCH_BACKEND も試してください / web_search works but may find nothing: try another SEARCH_BACKEND"
 			return f
 		}
 		if err == nil {
-			f.message = fmt.Sprintf("検索 (%s) が答えます / the search backend %s answers (a test query found %d)", backend, backend, len(res))
+			f.message = fmt.Sprintf("検索（%s）が答えます / the search backend %s answers (a test query found %d)", backend, backend, len(res))
 			return f
 		}
 	}
 	f.level = levelFail
-	f.message = fmt.Sprintf("検索 (%s) が使えません / the search backend %s fails: %v", backend, backend, err)
+	f.message = fmt.Sprintf("検索（%s）が使えません / the search backend %s fails: %v", backend, backend, err)
 	switch backend {
 	case "searxng":
 		f.fix = "SEARXNG_URL を確認し、SearXNG の settings.yml の search.formats に json を加えてください / check SEARXNG_URL, and enable the json format (search.formats) in SearXNG's settings.yml"
@@ -280,12 +280,12 @@ func doctorJMA(ctx context.Context, cfg *config.Config) finding {
 	fc, err := weather.NewClient(weather.ClientOptions{BaseURL: cfg.JMABaseURL, FailureTTL: -1}).Forecast(cctx, cfg.WeatherAreaCode)
 	if err != nil {
 		f.level = levelFail
-		f.message = fmt.Sprintf("気象庁の予報 (WEATHER_AREA_CODE %s) を読めません / cannot read JMA's forecast for WEATHER_AREA_CODE %s: %v", cfg.WeatherAreaCode, cfg.WeatherAreaCode, err)
-		f.fix = "JMA_BASE_URL と WEATHER_AREA_CODE (気象庁の府県予報区のコード: 東京 130000、大阪 270000 など) を確認してください / " +
+		f.message = fmt.Sprintf("気象庁の予報（WEATHER_AREA_CODE %s）を読めません / cannot read JMA's forecast for WEATHER_AREA_CODE %s: %v", cfg.WeatherAreaCode, cfg.WeatherAreaCode, err)
+		f.fix = "JMA_BASE_URL と WEATHER_AREA_CODE（気象庁の府県予報区のコード: 東京 130000、大阪 270000 など）を確認してください / " +
 			"check JMA_BASE_URL and WEATHER_AREA_CODE (a JMA office code: Tokyo 130000, Osaka 270000, …)"
 		return f
 	}
-	f.message = fmt.Sprintf("気象庁の予報を読めます: %s (%s) / JMA's forecast for %s (%s) can be read", fc.Area, cfg.WeatherAreaCode, fc.Area, cfg.WeatherAreaCode)
+	f.message = fmt.Sprintf("気象庁の予報を読めます: %s（%s） / JMA's forecast for %s (%s) can be read", fc.Area, cfg.WeatherAreaCode, fc.Area, cfg.WeatherAreaCode)
 	return f
 }
 
@@ -342,7 +342,7 @@ func doctorPosts(ctx context.Context, cfg *config.Config, get func(string) strin
 				f.message = fmt.Sprintf("%sのチャンネル %s にボットが投稿できます / the bot may post in channel %s, for %s (%s)", p.ja, channel, channel, p.en, bot.PermissionNames(p.need))
 			}
 		default:
-			f.message = fmt.Sprintf("%sはオフです (投稿先なし) / %s is off (no %s or %s)", p.ja, p.en, p.webhookVar, p.channelVar)
+			f.message = fmt.Sprintf("%sはオフです（投稿先なし） / %s is off (no %s or %s)", p.ja, p.en, p.webhookVar, p.channelVar)
 		}
 		cancel()
 		out = append(out, f)
@@ -375,7 +375,7 @@ func doctorMCP(ctx context.Context, cfg *config.Config, version string) []findin
 		case err != nil:
 			f.level = levelFail
 			f.message = fmt.Sprintf("MCP サーバー %s が起動しません / MCP server %s does not start: %v", s.Name, s.Name, err)
-			f.fix = "MCP_SERVERS の command (または url) を確認し、手で起動できるか試してください / check its command (or url) in MCP_SERVERS and try starting it by hand"
+			f.fix = "MCP_SERVERS の command（または url）を確認し、手で起動できるか試してください / check its command (or url) in MCP_SERVERS and try starting it by hand"
 		case len(names) == 0:
 			f.level = levelWarn
 			f.message = fmt.Sprintf("MCP サーバー %s はツールを出していません / MCP server %s offers no tools", s.Name, s.Name)

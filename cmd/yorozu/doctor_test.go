@@ -102,10 +102,10 @@ func TestDoctor(t *testing.T) {
 		"✅ マイグレーションは最新です / the migrations are current (",
 		"✅ Discord はトークンとインテントを受け付け、ボットはサーバーに参加しています",
 		"✅ Ollama http://127.0.0.1:",
-		"✅ モデル qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
-		"✅ モデル bge-m3 (EMBED_MODEL) があります",
-		"✅ 検索 (searxng) が答えます / the search backend searxng answers (a test query found 1)",
-		"✅ 気象庁の予報を読めます: 東京地方 (130000)",
+		"✅ モデル qwen3:4b（DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL）があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
+		"✅ モデル bge-m3（EMBED_MODEL）があります",
+		"✅ 検索（searxng）が答えます / the search backend searxng answers (a test query found 1)",
+		"✅ 気象庁の予報を読めます: 東京地方（130000）",
 		"✅ 天気の投稿のチャンネル " + channelID + " にボットが投稿できます",
 		"✅ Tips の投稿の Webhook があります / the tips post's webhook (TIPS_WEBHOOK_URL) exists",
 		"✅ MCP サーバー wiki が起動し、ツールが 1 個使えます / MCP server wiki starts and offers 1 tool(s): wiki_lookup",
@@ -122,7 +122,7 @@ func TestDoctor(t *testing.T) {
 			name: "disallowed intents", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.discord.CloseGateway(4014) },
 			want: []string{
-				"❌ Discord が Message Content Intent を拒否しました (close 4014)",
+				"❌ Discord が Message Content Intent を拒否しました（close 4014）",
 				"   → Developer Portal → Bot → Privileged Gateway Intents で Message Content Intent を有効にしてください",
 				"✅ モデル qwen3:4b",
 			},
@@ -130,7 +130,7 @@ func TestDoctor(t *testing.T) {
 		{
 			name: "bad token", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.discord.RejectToken(true) },
-			want: []string{"❌ Discord がトークンを受け付けません (4004/401)", "   → トークンが間違っているかリセットされています。"},
+			want: []string{"❌ Discord がトークンを受け付けません（4004/401）", "   → トークンが間違っているかリセットされています。"},
 		},
 		{
 			name: "bot in no server", fail: true,
@@ -142,14 +142,14 @@ func TestDoctor(t *testing.T) {
 			name: "ollama down", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.ollama.Down() },
 			want: []string{"❌ Ollama に接続できません / cannot reach Ollama at http://127.0.0.1:",
-				"   → Ollama を起動するか (ollama serve、またはそのサービス)、OLLAMA_HOST を Ollama のアドレスにしてください"},
+				"   → Ollama を起動するか（ollama serve、またはそのサービス）、OLLAMA_HOST を Ollama のアドレスにしてください"},
 		},
 		{
 			name: "model not pulled", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.env["REMINDER_MODEL"] = "llama3" },
 			want: []string{
-				"✅ モデル qwen3:4b (DEFAULT_MODEL, WEATHER_NOTIFY_MODEL) があります",
-				"❌ モデル llama3 (REMINDER_MODEL) がありません / model llama3 (REMINDER_MODEL) is not pulled",
+				"✅ モデル qwen3:4b（DEFAULT_MODEL, WEATHER_NOTIFY_MODEL）があります",
+				"❌ モデル llama3（REMINDER_MODEL）がありません / model llama3 (REMINDER_MODEL) is not pulled",
 				"   → Ollama のサーバーで実行してください / run on the Ollama server: ollama pull llama3",
 			},
 		},
@@ -160,8 +160,8 @@ func TestDoctor(t *testing.T) {
 				w.env["DEFAULT_MODEL"] = "gemma3"
 			},
 			want: []string{
-				"⚠️ モデル gemma3 (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) はツール呼び出しに対応していません",
-				"   → ツールは構造化出力 (JSON) で呼び出すので、このままでも使えます。",
+				"⚠️ モデル gemma3（DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL）はツール呼び出しに対応していません",
+				"   → ツールは構造化出力（JSON）で呼び出すので、このままでも使えます。",
 				"直すもの 0 件、注意 1 件 / 0 to fix, 1 warning(s)",
 			},
 		},
@@ -189,7 +189,7 @@ func TestDoctor(t *testing.T) {
 			prep: func(_ *testing.T, w *doctorWorld) { delete(w.env, "DATABASE_URL") },
 			want: func() []string {
 				if isRoot() {
-					return []string{"❌ 埋め込み PostgreSQL は root では動きません (initdb が root を拒否します)",
+					return []string{"❌ 埋め込み PostgreSQL は root では動きません（initdb が root を拒否します）",
 						"   → DATABASE_URL に既存の PostgreSQL を設定するか、一般ユーザーで実行してください"}
 				}
 				return []string{"✅ DATABASE_URL が未設定なので、serve は埋め込み PostgreSQL を使います / DATABASE_URL is unset: serve creates a new database in "}
@@ -198,26 +198,26 @@ func TestDoctor(t *testing.T) {
 		{
 			name: "search backend fails", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.env["SEARXNG_URL"] = w.searx.URL + "/wrong" },
-			want: []string{"❌ 検索 (searxng) が使えません / the search backend searxng fails: ",
+			want: []string{"❌ 検索（searxng）が使えません / the search backend searxng fails: ",
 				"   → SEARXNG_URL を確認し、SearXNG の settings.yml の search.formats に json を加えてください"},
 		},
 		{
 			name: "JMA has no such office", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.env["WEATHER_AREA_CODE"] = "470000" },
-			want: []string{"❌ 気象庁の予報 (WEATHER_AREA_CODE 470000) を読めません", "   → JMA_BASE_URL と WEATHER_AREA_CODE"},
+			want: []string{"❌ 気象庁の予報（WEATHER_AREA_CODE 470000）を読めません", "   → JMA_BASE_URL と WEATHER_AREA_CODE"},
 		},
 		{
 			name: "webhook deleted", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) {
 				w.env["TIPS_WEBHOOK_URL"] = w.discord.URL() + "api/v10/webhooks/" + doctorWebhookID + "/old-" + doctorHookToken
 			},
-			want: []string{"❌ the tips post (TIPS_WEBHOOK_URL): Webhook が見つかりません (削除されたか、URL が違います)",
+			want: []string{"❌ the tips post (TIPS_WEBHOOK_URL): Webhook が見つかりません（削除されたか、URL が違います）",
 				"   → チャンネルの編集 → 連携サービス → ウェブフック で URL をコピーし直して設定してください"},
 		},
 		{
 			name: "channel without a permission", fail: true,
 			prep: func(_ *testing.T, w *doctorWorld) { w.discord.DenyBot(channelID, discordgo.PermissionAttachFiles) },
-			want: []string{"❌ the weather post (WEATHER_CHANNEL_ID): ボットはチャンネル " + channelID + " に投稿できません (権限がありません: ファイルを添付 / Attach Files)",
+			want: []string{"❌ the weather post (WEATHER_CHANNEL_ID): ボットはチャンネル " + channelID + " に投稿できません（権限がありません: ファイルを添付 / Attach Files）",
 				"   → サーバー設定 → ロール、またはチャンネルの編集 → 権限で、ボットに次の権限を許可してください"},
 		},
 		{
@@ -236,7 +236,7 @@ func TestDoctor(t *testing.T) {
 				w.env["MCP_SERVERS"] = `[{"name":"files","command":"/nonexistent/mcp-server-filesystem"}]`
 			},
 			want: []string{"❌ MCP サーバー files が起動しません / MCP server files does not start: ",
-				"   → MCP_SERVERS の command (または url) を確認し、手で起動できるか試してください"},
+				"   → MCP_SERVERS の command（または url）を確認し、手で起動できるか試してください"},
 		},
 		{
 			name: "bad setting", fail: true,

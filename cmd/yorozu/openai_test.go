@@ -212,8 +212,8 @@ func TestDoctorOnOpenAICompatibleServer(t *testing.T) {
 	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL(), "/v1"), "http://")
 	out := doctor()
 	for _, want := range []string{
-		"✅ モデルサーバー " + host + " (openai) に接続できます（モデル 2 個、スロット 1）",
-		"✅ モデル qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
+		"✅ モデルサーバー " + host + "（openai）に接続できます（モデル 2 個、スロット 1）",
+		"✅ モデル qwen3:4b（DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL）があります / model qwen3:4b (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) is pulled (completion, tools)",
 	} {
 		if !strings.Contains(out, "\n"+want) {
 			t.Errorf("no line starting %q in:\n%s", want, out)
