@@ -57,10 +57,10 @@ func SettingDefs(cfg *config.Config, validCron func(expr string) error) []Settin
 			}},
 		SettingDef{Key: "weather_cron", Label: "天気投稿の時刻（cron）", Env: "WEATHER_CRON", Default: cfg.WeatherCron, Live: true, Validate: cron},
 		SettingDef{Key: "weather_webhook_url", Label: "天気投稿の Webhook", Env: "WEATHER_WEBHOOK_URL", Default: cfg.WeatherWebhookURL, Secret: true, Live: true, Validate: webhook},
-		SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Validate: snowflake},
+		SettingDef{Key: "weather_channel_id", Label: "天気投稿のチャンネル", Env: "WEATHER_CHANNEL_ID", Default: cfg.WeatherChannelID, Live: true, Channel: true, Validate: snowflake},
 		SettingDef{Key: "tips_cron", Label: "Tips 投稿の時刻（cron）", Env: "TIPS_CRON", Default: cfg.TipsCron, Live: true, Validate: cron},
 		SettingDef{Key: "tips_webhook_url", Label: "Tips 投稿の Webhook", Env: "TIPS_WEBHOOK_URL", Default: cfg.TipsWebhookURL, Secret: true, Live: true, Validate: webhook},
-		SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Validate: snowflake},
+		SettingDef{Key: "tips_channel_id", Label: "Tips 投稿のチャンネル", Env: "TIPS_CHANNEL_ID", Default: cfg.TipsChannelID, Live: true, Channel: true, Validate: snowflake},
 	)
 	return defs
 }

@@ -39,6 +39,9 @@ type SettingDef struct {
 	Live bool
 	// Choices, when set, are the only values allowed.
 	Choices []string
+	// Channel: the value is a Discord channel's id, which the page picks
+	// by name among the channels the bot has seen.
+	Channel bool
 	// Validate checks a new value; nil accepts any.
 	Validate func(string) error
 }
@@ -302,6 +305,7 @@ type settingJSON struct {
 	Secret  bool     `json:"secret"`
 	Applies string   `json:"applies"` // "now" or "restart"
 	Choices []string `json:"choices,omitempty"`
+	Kind    string   `json:"kind,omitempty"` // "channel": a channel's id, picked by name
 }
 
 func (s *Settings) list() []settingJSON {
@@ -312,6 +316,9 @@ func (s *Settings) list() []settingJSON {
 		v, onPage := s.set[d.Key]
 		j := settingJSON{Key: d.Key, Label: d.Label, Env: d.Env, Value: d.Default, Source: "env",
 			Default: d.Default, Secret: d.Secret, Applies: "restart", Choices: d.Choices}
+		if d.Channel {
+			j.Kind = "channel"
+		}
 		if onPage {
 			j.Value, j.Source = v, "page"
 		}

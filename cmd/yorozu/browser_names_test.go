@@ -115,6 +115,26 @@ func TestAdminPageShowsNames(t *testing.T) {
 		a.screenshots("names-" + tc.name)
 		a.noProblems(tc.name)
 	}
+	// The settings pick the weather post's channel by name, and say the
+	// chosen one by name.
+	a.open("/settings")
+	a.waitJS("the channel picker", `document.querySelector('#set-weather_channel_id')?.tagName === 'SELECT' &&
+		[...document.querySelectorAll('#set-weather_channel_id optgroup')].some((g) => g.label === '`+guildName+`')`)
+	evalIn[bool](a.browserPage, `(() => { const s = document.querySelector('#set-weather_channel_id');
+		s.value = [...s.options].find((o) => o.textContent === '#`+channelName+`').value; return true; })()`)
+	a.clickText("#settings-form button", "保存")
+	a.waitJS("the channel saved", `document.querySelector('#set-weather_channel_id')?.selectedOptions[0]?.textContent === '#`+channelName+`' &&
+		[...document.querySelectorAll('#settings .source')].some((e) => e.textContent.startsWith('この画面で設定'))`)
+	var stored string
+	if err := h.pool.QueryRow(ctx, `SELECT convert_from(value, 'UTF8') FROM app_settings WHERE key = 'setting:weather_channel_id'`).Scan(&stored); err != nil || stored != channelID {
+		t.Errorf("weather channel stored as %q (%v), want %s", stored, err, channelID)
+	}
+	if !evalIn[bool](a.browserPage, noIDs) {
+		t.Errorf("settings show an id where a name is known:\n%s", evalIn[string](a.browserPage, `document.querySelector('main').innerText`))
+	}
+	a.screenshots("names-settings")
+	a.noProblems("settings")
+
 	// The space picker of the chat screen.
 	a.open("/")
 	a.waitJS("the space picker", `[...document.querySelectorAll('#space option')].some((o) => o.textContent.startsWith('`+guildName+`（'))`)

@@ -1,19 +1,62 @@
 // Settings (which value is in force and where it comes from) and model presets.
 import { get, request } from './api.js';
-import { $, armed, el, empty, fail, fieldMessage, showFieldError, start, toast } from './ui.js';
+import {
+	$, armed, channelName, el, empty, fail, fieldMessage, guildName, knowNames, knownChannels, showFieldError, start, toast,
+} from './ui.js';
 
 let shown = [];
+
+// shownValue is a value as the page says it: a channel by its name.
+function shownValue(s, v) {
+	return s.kind === 'channel' ? channelName(v) : v;
+}
 
 // origin says where the value in force comes from and when a change applies.
 function origin(s) {
 	const from = s.source === 'page'
-		? `この画面で設定（環境変数 ${s.env} の値${s.default ? '「' + s.default + '」' : 'は空'}より優先）`
+		? `この画面で設定（環境変数 ${s.env} の値${s.default ? '「' + shownValue(s, s.default) + '」' : 'は空'}より優先）`
 		: `環境変数 ${s.env}${s.value ? '' : '（未設定）'}`;
 	return from + (s.applies === 'now' ? '・変更はすぐ反映' : '・変更は再起動後に反映');
 }
 
+// channelPicker offers the channels the bot has seen, by server and name;
+// null when it has seen none yet, and the id is typed instead.
+function channelPicker(id, s) {
+	const byGuild = new Map();
+	for (const c of knownChannels()) {
+		if (!byGuild.has(c.guild_id)) byGuild.set(c.guild_id, []);
+		byGuild.get(c.guild_id).push(c);
+	}
+	if (!byGuild.size) return null;
+	const input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' },
+		el('option', { value: '' }, 'なし'),
+		...[...byGuild].map(([guild, cs]) => el('optgroup', { label: guildName(guild) },
+			cs.map((c) => el('option', { value: c.id }, c.name)))));
+	// A channel set before the bot saw it stays chosen, said as an id.
+	if (s.value && !knownChannels().some((c) => c.id === s.value)) input.append(el('option', { value: s.value }, channelName(s.value)));
+	input.value = s.value ?? '';
+	return input;
+}
+
+// field is a setting's input: a list of its choices, or a text (a secret's
+// masked).
+function field(id, s) {
+	if (s.choices && s.choices.length) {
+		const input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' }, s.choices.map((c) => el('option', { value: c }, c)));
+		input.value = s.value;
+		return input;
+	}
+	const input = el('input', {
+		id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off', 'aria-describedby': id + '-error',
+		placeholder: s.secret ? (s.value ? s.value + '（変えるときだけ入力）' : '未設定') : s.kind === 'channel' ? 'チャンネル ID（数字）' : '',
+	});
+	if (!s.secret) input.value = s.value ?? '';
+	return input;
+}
+
 async function load() {
-	const res = (await get('/api/settings')) || {};
+	const [got] = await Promise.all([get('/api/settings'), knowNames()]);
+	const res = got || {};
 	shown = res.settings || [];
 	const box = $('settings');
 	if (!shown.length) {
@@ -22,17 +65,7 @@ async function load() {
 	}
 	box.replaceChildren(...shown.flatMap((s) => {
 		const id = 'set-' + s.key;
-		let input;
-		if (s.choices && s.choices.length) {
-			input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' }, s.choices.map((c) => el('option', { value: c }, c)));
-			input.value = s.value;
-		} else {
-			input = el('input', {
-				id, name: s.key, type: s.secret ? 'password' : 'text', autocomplete: 'off', 'aria-describedby': id + '-error',
-				placeholder: s.secret ? (s.value ? s.value + '（変えるときだけ入力）' : '未設定') : '',
-			});
-			if (!s.secret) input.value = s.value ?? '';
-		}
+		const input = (s.kind === 'channel' && channelPicker(id, s)) || field(id, s);
 		const reset = s.source === 'page' ? armed(el('button', { type: 'button', class: 'link small' }, '環境変数の値に戻す'), '本当に戻す', async () => {
 			try {
 				await request('PUT', '/api/settings', { [s.key]: null });
