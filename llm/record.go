@@ -47,7 +47,7 @@ func (p *Pipeline) record(ctx context.Context, req *api.ChatRequest, tools []byt
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := p.recorder.RecordCall(ctx, c); err != nil {
-		p.logger.ErrorContext(ctx, "record llm call", slog.String("model", req.Model), slog.Any("err", err))
+		p.logger.ErrorContext(ctx, "record llm call", slog.String("component", "call_log"), slog.String("model", req.Model), slog.Any("err", err))
 	}
 }
 

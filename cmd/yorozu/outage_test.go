@@ -149,6 +149,9 @@ func TestDatabaseAwayEightSeconds(t *testing.T) {
 	asked[h.mention(aliceID, "始めます").ID] = "はい、どうぞ。"
 	h.waitReply(t, 1, equals("はい、どうぞ。"))
 	h.waitCount(t, `SELECT count(*) FROM messages`, 2)
+	// The outage begins with the process at rest: the answer's ids, kept
+	// after the turn and the last of its writes, are in.
+	h.waitCount(t, `SELECT count(*) FROM messages WHERE role = 'assistant' AND platform_message_id IS NOT NULL`, 1)
 
 	// A reminder falls due while the database is away.
 	maker, err := scheduler.New(h.pool, scheduler.Options{})
