@@ -581,17 +581,44 @@ func (b *Bot) answer(ctx context.Context, req chat.Request, notice *sentMessage,
 		go func() {
 			defer b.wg.Done()
 			defer b.recoverEvent("record reply ids")
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-			defer cancel()
-			if err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids); err != nil {
-				b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
-			}
+			b.recordReplyIDs(context.WithoutCancel(ctx), req, ids)
 		}()
 	}
 	if failed == nil && fatal != nil {
 		failed = fatal
 	}
 	return failed
+}
+
+// replyIDsPatience is how long the ids of a sent answer are retried: an
+// answer sent as the database went away keeps its place in reply chains
+// once it is back.
+const replyIDsPatience = time.Minute
+
+// recordReplyIDs keeps the ids of req's answer with its turn, retrying with
+// backoff for replyIDsPatience, or until the bot stops.
+func (b *Bot) recordReplyIDs(ctx context.Context, req chat.Request, ids []string) {
+	giveUp := time.Now().Add(replyIDsPatience)
+	wait := 500 * time.Millisecond
+	for {
+		rctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		err := b.opts.Replies.RecordReplyIDs(rctx, memory.SessionKey(req.Session), req.MessageID, ids)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().Add(wait).After(giveUp) {
+			b.log.WarnContext(ctx, "record reply ids", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+			return
+		}
+		select {
+		case <-time.After(wait):
+			wait = min(2*wait, 8*time.Second)
+		case <-b.ctx.Done():
+			b.log.WarnContext(ctx, "record reply ids: stopping before the database answered", "channel_id", req.ChannelID, "message_id", req.MessageID, "err", err)
+			return
+		}
+	}
 }
 
 // respond calls the Responder, turning a panic into an error.

@@ -60,7 +60,7 @@ func TestStartupDiagnoses(t *testing.T) {
 				return func() { h.ollama.AddModel("llama3", "completion", "tools") }
 			},
 			check: "models", code: "model_not_pulled",
-			says: []string{"モデル llama3 (REMINDER_MODEL) がありません / model llama3 (REMINDER_MODEL) is not pulled", "run on the Ollama server: ollama pull llama3"},
+			says: []string{"モデル llama3（REMINDER_MODEL）がありません / model llama3 (REMINDER_MODEL) is not pulled", "run on the Ollama server: ollama pull llama3"},
 		},
 		{
 			name: "embedding model not pulled",
@@ -79,7 +79,7 @@ func TestStartupDiagnoses(t *testing.T) {
 				return nil
 			},
 			check: "models", code: "model_without_tools", ready: true,
-			says: []string{"モデル gemma3 (DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL) はツール呼び出しに対応していません", "tools go through structured output"},
+			says: []string{"モデル gemma3（DEFAULT_MODEL, REMINDER_MODEL, WEATHER_NOTIFY_MODEL）はツール呼び出しに対応していません", "tools go through structured output"},
 		},
 		{
 			name: "DATA_DIR under a regular file",
