@@ -140,7 +140,9 @@ func (b *Bot) askAbsent(s *discordgo.Session, i *discordgo.InteractionCreate, ta
 	<-rendered
 	if err != nil {
 		b.log.ErrorContext(ctx, "ask answer failed", "channel_id", i.ChannelID, "interaction_id", i.ID, "user_id", user, "err", err)
+		return
 	}
+	r.sendExtras(ctx)
 }
 
 // sayEphemeral answers interaction i with text only its user sees: as its
@@ -189,6 +191,11 @@ type interactionStream struct {
 	liveView
 
 	sent []streamedPart // run's own
+
+	// The turn's files (a chart) and offers (a fact to keep, a poll), held
+	// by liveView's mu: they follow the answer as ephemeral follow-ups.
+	files  []llm.File
+	offers []llm.Offer
 }
 
 // streamedPart is one message of the answer as Discord has it.
@@ -200,10 +207,50 @@ type streamedPart struct {
 
 func (r *interactionStream) emit(ev llm.Event) error {
 	r.mu.Lock()
-	r.view.apply(ev)
+	switch ev := ev.(type) {
+	case llm.File:
+		r.files = append(r.files, ev)
+	case llm.Offer:
+		r.offers = append(r.offers, ev)
+	default:
+		r.view.apply(ev)
+	}
 	r.mu.Unlock()
 	r.signal()
 	return nil
+}
+
+// sendExtras follows the answer with the turn's files, then each offer with
+// its buttons, as ephemeral follow-ups: seen, and pressed, by the asker
+// alone, as the answer is. A failure is logged; the answer is out.
+func (r *interactionStream) sendExtras(ctx context.Context) {
+	r.mu.Lock()
+	files, offers := r.files, r.offers
+	r.mu.Unlock()
+	for len(files) > 0 {
+		n := min(len(files), maxFilesPerMessage)
+		if _, err := r.followup(ctx, &discordgo.WebhookParams{Files: uploads(files[:n])}); err != nil {
+			r.b.log.Warn("ask: files not sent", "interaction_id", r.i.ID, "files", n, "err", err)
+		}
+		files = files[n:]
+	}
+	for _, o := range offers {
+		if _, err := r.followup(ctx, &discordgo.WebhookParams{Content: o.Preview, Components: offerComponents(o)}); err != nil {
+			r.b.log.Warn("ask: offer not sent", "interaction_id", r.i.ID, "offer_id", o.ID, "kind", o.Kind, "err", err)
+		}
+	}
+}
+
+// followup sends p as a new ephemeral follow-up of the interaction.
+func (r *interactionStream) followup(ctx context.Context, p *discordgo.WebhookParams) (*discordgo.Message, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restTimeout)
+	defer cancel()
+	p.Flags, p.AllowedMentions = discordgo.MessageFlagsEphemeral, noMentions()
+	m, err := r.s.FollowupMessageCreate(r.i.Interaction, true, p, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("follow-up of interaction %s: %w", r.i.ID, err)
+	}
+	return m, nil
 }
 
 // run writes the view into the interaction until the turn is finished and
@@ -300,11 +347,9 @@ func (r *interactionStream) write(ctx context.Context, id, content string, first
 		}
 		return id, nil
 	}
-	m, err := r.s.FollowupMessageCreate(r.i.Interaction, true, &discordgo.WebhookParams{
-		Content: content, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions(),
-	}, discordgo.WithContext(ctx))
+	m, err := r.followup(ctx, &discordgo.WebhookParams{Content: content})
 	if err != nil {
-		return "", fmt.Errorf("follow-up of interaction %s: %w", r.i.ID, err)
+		return "", err
 	}
 	return m.ID, nil
 }

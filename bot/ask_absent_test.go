@@ -10,7 +10,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/bot/discordtest"
+	"github.com/yorozu-bot/yorozu/chat"
 	"github.com/yorozu-bot/yorozu/internal/logtest"
+	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 )
 
@@ -44,28 +46,15 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 	defer b.Stop()
 
 	alice := &discordgo.User{ID: "41", Username: "alice"}
-	i := srv.UseMessageCommand(group, AskCommandName, target.ID, alice, 0)
-	var modal string
-	if err := srv.WaitFor(ctx, func() bool {
-		for _, r := range srv.InteractionResponses() {
-			if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
-				modal = r.Response.Data.CustomID
-				return true
-			}
-		}
-		return false
-	}); err != nil {
-		t.Fatalf("no modal; log:\n%s", logs)
-	}
-	s := srv.SubmitModal(group, modal, map[string]string{askInputID: "どんな本？"}, alice, 0)
+	s := submitAsk(t, ctx, srv, group, target.ID, alice, "どんな本？")
 	want := strings.Join(chunks, "")
 	var shown []discordtest.Message
 	if err := srv.WaitFor(ctx, func() bool {
-		original, ok := srv.Original(s.ID)
+		original, ok := srv.Original(s)
 		if !ok {
 			return false
 		}
-		shown = append([]discordtest.Message{original}, srv.Followups(s.ID)...)
+		shown = append([]discordtest.Message{original}, srv.Followups(s)...)
 		var got strings.Builder
 		for _, m := range shown {
 			got.WriteString(m.Content)
@@ -95,6 +84,26 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 	}
 }
 
+// submitAsk opens 「よろずに聞く」 on target in group as user, submits the
+// question, and returns the submission's interaction id.
+func submitAsk(t *testing.T, ctx context.Context, srv *discordtest.Server, group, target string, user *discordgo.User, question string) string {
+	t.Helper()
+	i := srv.UseMessageCommand(group, AskCommandName, target, user, 0)
+	var modal string
+	if err := srv.WaitFor(ctx, func() bool {
+		for _, r := range srv.InteractionResponses() {
+			if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
+				modal = r.Response.Data.CustomID
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal("no modal")
+	}
+	return srv.SubmitModal(group, modal, map[string]string{askInputID: question}, user, 0).ID
+}
+
 // With DISCORD_GUILDS set, 「よろずに聞く」 from a group DM answers only a
 // user who shares one of those servers (as a DM would); anyone else is
 // told why, and the model is not called.
@@ -120,24 +129,10 @@ func TestAskAbsentOnlyForMembersOfServedServers(t *testing.T) {
 	}
 	defer b.Stop()
 	ask := func(user string) string {
-		u := &discordgo.User{ID: user, Username: "u" + user}
-		i := srv.UseMessageCommand(group, AskCommandName, target.ID, u, 0)
-		var modal string
-		if err := srv.WaitFor(ctx, func() bool {
-			for _, r := range srv.InteractionResponses() {
-				if r.InteractionID == i.ID && r.Response.Type == discordgo.InteractionResponseModal {
-					modal = r.Response.Data.CustomID
-					return true
-				}
-			}
-			return false
-		}); err != nil {
-			t.Fatal("no modal")
-		}
-		s := srv.SubmitModal(group, modal, map[string]string{askInputID: "何時？"}, u, 0)
+		s := submitAsk(t, ctx, srv, group, target.ID, &discordgo.User{ID: user, Username: "u" + user}, "何時？")
 		var text string
 		if err := srv.WaitFor(ctx, func() bool {
-			m, _ := srv.Original(s.ID)
+			m, _ := srv.Original(s)
 			text = m.Content
 			return text != ""
 		}); err != nil {
@@ -153,5 +148,66 @@ func TestAskAbsentOnlyForMembersOfServedServers(t *testing.T) {
 	}
 	if got := ask("41"); got != "10時に駅前です。" {
 		t.Errorf("a member of a served server was answered %q", got)
+	}
+}
+
+// A chart and an offer of the turn follow the answer where yorozu is not:
+// the chart as an ephemeral follow-up with the file, the offer as one with
+// its two buttons, and nothing on the group DM.
+func TestAskAbsentFollowsWithFilesAndOffers(t *testing.T) {
+	t.Parallel()
+	const group = "700"
+	srv := discordtest.New(t)
+	srv.AddGroupDM(group)
+	target := srv.PostInGroupDM(&discordgo.Message{ChannelID: group, Content: "週末は晴れるかな",
+		Author: &discordgo.User{ID: "42", Username: "bob"}})
+	chart := llm.File{Name: "forecast.png", ContentType: "image/png", Data: []byte("\x89PNG chart")}
+	offer := llm.Offer{ID: 7, Kind: "profile", Preview: "これを覚えますか？\n> 私は晴れ男", Accept: "覚える", Decline: "覚えない"}
+	resp := &fakeResponder{script: func(_ context.Context, _ chat.Request, emit func(llm.Event) error) error {
+		for _, ev := range []llm.Event{llm.Text{Text: "土曜は晴れです。"}, chart, offer, llm.Done{}} {
+			if err := emit(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.AddAsk()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+
+	s := submitAsk(t, ctx, srv, group, target.ID, &discordgo.User{ID: "41", Username: "alice"}, "晴れる？")
+	var follow []discordtest.Message
+	if err := srv.WaitFor(ctx, func() bool {
+		follow = srv.Followups(s)
+		return len(follow) == 2
+	}); err != nil {
+		t.Fatalf("follow-ups %+v, want the chart and the offer", follow)
+	}
+	if m, _ := srv.Original(s); m.Content != "土曜は晴れです。" {
+		t.Errorf("answer %q", m.Content)
+	}
+	if a := follow[0].Attachments; len(a) != 1 || a[0].Filename != "forecast.png" || string(a[0].Data) != string(chart.Data) {
+		t.Errorf("chart follow-up attachments %+v", a)
+	}
+	if bs := follow[1].Buttons(); follow[1].Content != offer.Preview || len(bs) != 2 || bs[0].Label != "覚える" || bs[1].Label != "覚えない" {
+		t.Errorf("offer follow-up %q with buttons %+v", follow[1].Content, bs)
+	}
+	for _, m := range follow {
+		if m.Flags&discordgo.MessageFlagsEphemeral == 0 {
+			t.Errorf("follow-up %s is seen by all (flags %d)", m.ID, m.Flags)
+		}
+	}
+	for _, c := range srv.Calls() {
+		if strings.HasPrefix(c.Path, "/channels/"+group) {
+			t.Errorf("yorozu called %s %s in the group DM", c.Method, c.Path)
+		}
 	}
 }

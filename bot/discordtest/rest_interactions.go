@@ -286,7 +286,7 @@ func (s *Server) ephemeralLocked(in *interaction, data outgoing) response {
 	if data.Content != nil {
 		content = *data.Content
 	}
-	if r := checkContent(content, len(data.Embeds)); r.status != 0 {
+	if r := checkContent(content, len(data.Embeds)+len(s.uploads)); r.status != 0 {
 		return r
 	}
 	comps, _, res := checkedComponents(data.Components)
@@ -296,6 +296,7 @@ func (s *Server) ephemeralLocked(in *interaction, data outgoing) response {
 	m := &Message{
 		ID: s.newIDLocked(), ChannelID: in.channelID, AuthorID: botID, WebhookID: appID, Content: content,
 		AllowedMentions: data.AllowedMentions, Components: comps, Flags: data.Flags, CreatedAt: time.Now(),
+		Attachments: s.uploads,
 	}
 	if s.ephemeral == nil {
 		s.ephemeral = map[string]*Message{}

@@ -143,6 +143,51 @@ func TestAskFromAGroupDM(t *testing.T) {
 	h.waitCount(t, "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.space = 'dm:"+aliceID+"' AND m.content = 'これってどこのこと？'", 1)
 }
 
+// TestProfileOfferFromAGroupDM: a fact the model offers to keep while
+// answering 「よろずに聞く」 in a group DM yorozu is not in follows the
+// answer, ephemeral, with 覚える and 覚えない; the asker's press keeps it,
+// and nothing is called on the group DM.
+func TestProfileOfferFromAGroupDM(t *testing.T) {
+	h := start(t, nil)
+	h.discord.AddGroupDM(groupDM)
+	h.script(
+		ollamatest.ToolCalls(ollamatest.Call("offer_profile_fact", map[string]any{"fact": "私はエビアレルギー"})),
+		ollamatest.Text("海鮮なら、エビのない店にしましょう。"),
+	)
+	bob := &discordgo.User{ID: bobID, Username: "bob"}
+	alice := &discordgo.User{ID: aliceID, Username: "alice"}
+	target := h.discord.PostInGroupDM(&discordgo.Message{ChannelID: groupDM, Author: bob, Content: "夕飯は海鮮どう？"})
+	i := h.discord.UseMessageCommand(groupDM, bot.AskCommandName, target.ID, alice, 0)
+	r := h.response(t, i.ID)
+	s := h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": "私エビアレルギーなんだけど、どう？"}, alice, 0)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var offer discordtest.Message
+	if err := h.discord.WaitFor(ctx, func() bool {
+		for _, m := range h.discord.Followups(s.ID) {
+			if strings.Contains(m.Content, "> 私はエビアレルギー") {
+				offer = m
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no offer followed the answer: %+v", h.discord.Followups(s.ID))
+	}
+	buttons := offer.Buttons()
+	if offer.Flags&discordgo.MessageFlagsEphemeral == 0 || len(buttons) != 2 || buttons[0].Label != "覚える" || buttons[1].Label != "覚えない" {
+		t.Fatalf("offer %+v with buttons %+v, want ephemeral with 覚える and 覚えない", offer, buttons)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts", 0)
+	pressed := h.response(t, h.discord.PressButton(groupDM, offer.ID, buttons[0].CustomID, alice, 0).ID)
+	if pressed.Data == nil || !strings.Contains(pressed.Data.Content, "✅ 覚えました") {
+		t.Errorf("alice's press = type %d %+v, want the offer updated", pressed.Type, pressed.Data)
+	}
+	h.waitCount(t, "SELECT count(*) FROM member_facts WHERE user_id = '"+aliceID+"' AND content = '私はエビアレルギー'", 1)
+	h.noCallsOn(t, groupDM)
+}
+
 // TestRemindThisFromAGroupDM: 「これをリマインド」 in a group DM yorozu is
 // not in reads the time back, saying the reminder goes to the user's DM;
 // nothing is kept before 登録, a press by someone else is refused, and on
