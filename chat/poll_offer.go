@@ -94,6 +94,11 @@ func offerPoll(ctx context.Context, q db.Querier, a pollOfferArgs) (string, erro
 	if c.UserID == "" || c.ChannelID == "" || c.Source != "discord" || !tools.CanOffer(ctx) {
 		return "", errors.New("polls can be proposed only in a Discord conversation: do not retry")
 	}
+	if c.GuildID == "" {
+		// A DM with yorozu has one voter; 「よろずに聞く」 from a group DM
+		// yorozu is not in is answered in that DM too.
+		return "", errors.New("polls can be made only in a server's channel where yorozu is, not in a DM or a group DM: tell the user so in their language; do not retry")
+	}
 	p := PollOffer(a)
 	if err := CheckPoll(&p); err != nil {
 		return "", fmt.Errorf("the poll was not proposed: %w Tell the user this reason in their language; fix it and call again only if their words allow", err)
