@@ -32,18 +32,8 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 	chunks := []string{para("あ"), "\n\n", para("い"), "\n\n", para("う")}
 	resp := &fakeResponder{script: say(chunks...)}
 	logs := &logtest.Buffer{}
-	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, EditInterval: 10 * time.Millisecond,
+	ctx := startAsker(t, Options{Token: "t", APIBase: srv.URL(), Responder: resp, EditInterval: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.AddAsk()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := b.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Stop()
 
 	alice := &discordgo.User{ID: "41", Username: "alice"}
 	s := submitAsk(t, ctx, srv, group, target.ID, alice, "どんな本？")
@@ -84,6 +74,27 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 	}
 }
 
+// startAsker starts a bot on opts with 「よろずに聞く」; it stops when the
+// test ends, and the context it returns lasts a minute.
+func startAsker(t *testing.T, opts Options) context.Context {
+	t.Helper()
+	b, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.AddAsk()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	if err := b.Start(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.Stop()
+		cancel()
+	})
+	return ctx
+}
+
 // submitAsk opens 「よろずに聞く」 on target in group as user, submits the
 // question, and returns the submission's interaction id.
 func submitAsk(t *testing.T, ctx context.Context, srv *discordtest.Server, group, target string, user *discordgo.User, question string) string {
@@ -117,17 +128,7 @@ func TestAskAbsentOnlyForMembersOfServedServers(t *testing.T) {
 	target := srv.PostInGroupDM(&discordgo.Message{ChannelID: group, Content: "集合は10時",
 		Author: &discordgo.User{ID: "42", Username: "bob"}})
 	resp := &fakeResponder{script: say("10時に駅前です。")}
-	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp, Guilds: []string{served}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.AddAsk()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := b.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Stop()
+	ctx := startAsker(t, Options{Token: "t", APIBase: srv.URL(), Responder: resp, Guilds: []string{served}})
 	ask := func(user string) string {
 		s := submitAsk(t, ctx, srv, group, target.ID, &discordgo.User{ID: user, Username: "u" + user}, "何時？")
 		var text string
@@ -171,17 +172,7 @@ func TestAskAbsentFollowsWithFilesAndOffers(t *testing.T) {
 		}
 		return nil
 	}}
-	b, err := New(Options{Token: "t", APIBase: srv.URL(), Responder: resp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.AddAsk()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := b.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Stop()
+	ctx := startAsker(t, Options{Token: "t", APIBase: srv.URL(), Responder: resp})
 
 	s := submitAsk(t, ctx, srv, group, target.ID, &discordgo.User{ID: "41", Username: "alice"}, "晴れる？")
 	var follow []discordtest.Message

@@ -59,6 +59,19 @@ func readBackButtons(t *testing.T, m discordtest.Message) (keep, drop string) {
 	return keep, drop
 }
 
+// askInGroup opens 「よろずに聞く」 on message target of the group DM as
+// user, checks that its modal opens, submits question and returns the
+// submission's interaction id.
+func (h *harness) askInGroup(t *testing.T, target string, user *discordgo.User, question string) string {
+	t.Helper()
+	i := h.discord.UseMessageCommand(groupDM, bot.AskCommandName, target, user, 0)
+	r := h.response(t, i.ID)
+	if r.Type != discordgo.InteractionResponseModal || r.Data == nil {
+		t.Fatalf("「よろずに聞く」 in a group DM answered type %d %+v, want its modal", r.Type, r.Data)
+	}
+	return h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": question}, user, 0).ID
+}
+
 // noCallsOn fails when yorozu called Discord on channel (a group DM it is
 // not in): a post there, or a read, would be refused.
 func (h *harness) noCallsOn(t *testing.T, channel string) {
@@ -95,17 +108,7 @@ func TestAskFromAGroupDM(t *testing.T) {
 	target := h.discord.PostInGroupDM(&discordgo.Message{ChannelID: groupDM, Author: bob, Content: "駅前の広場はどう？",
 		MessageReference: &discordgo.MessageReference{MessageID: parent.ID, ChannelID: groupDM}})
 	alice := &discordgo.User{ID: aliceID, Username: "alice"}
-	ask := func(question string) discordtest.Message {
-		t.Helper()
-		i := h.discord.UseMessageCommand(groupDM, bot.AskCommandName, target.ID, alice, 0)
-		r := h.response(t, i.ID)
-		if r.Type != discordgo.InteractionResponseModal || r.Data == nil {
-			t.Fatalf("「よろずに聞く」 in a group DM answered type %d %+v, want its modal", r.Type, r.Data)
-		}
-		s := h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": question}, alice, 0)
-		return h.shown(t, s.ID)
-	}
-	if got := ask("  "); !strings.Contains(got.Content, "質問が空です") {
+	if got := h.shown(t, h.askInGroup(t, target.ID, alice, "  ")); !strings.Contains(got.Content, "質問が空です") {
 		t.Errorf("an empty question = %q", got.Content)
 	}
 	if n := len(h.turns()); n != 0 {
@@ -114,14 +117,12 @@ func TestAskFromAGroupDM(t *testing.T) {
 
 	// The answer is streamed into the deferred response: wait for its
 	// final text.
-	i := h.discord.UseMessageCommand(groupDM, bot.AskCommandName, target.ID, alice, 0)
-	r := h.response(t, i.ID)
-	s := h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": "これってどこのこと？"}, alice, 0)
+	s := h.askInGroup(t, target.ID, alice, "これってどこのこと？")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var answer discordtest.Message
 	if err := h.discord.WaitFor(ctx, func() bool {
-		answer, _ = h.discord.Original(s.ID)
+		answer, _ = h.discord.Original(s)
 		return answer.Content == "駅前の広場でBBQをする提案です。"
 	}); err != nil {
 		t.Fatalf("the answer is not the response: %+v (calls %+v)", answer, h.discord.Calls())
@@ -157,15 +158,13 @@ func TestProfileOfferFromAGroupDM(t *testing.T) {
 	bob := &discordgo.User{ID: bobID, Username: "bob"}
 	alice := &discordgo.User{ID: aliceID, Username: "alice"}
 	target := h.discord.PostInGroupDM(&discordgo.Message{ChannelID: groupDM, Author: bob, Content: "夕飯は海鮮どう？"})
-	i := h.discord.UseMessageCommand(groupDM, bot.AskCommandName, target.ID, alice, 0)
-	r := h.response(t, i.ID)
-	s := h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": "私エビアレルギーなんだけど、どう？"}, alice, 0)
+	s := h.askInGroup(t, target.ID, alice, "私エビアレルギーなんだけど、どう？")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var offer discordtest.Message
 	if err := h.discord.WaitFor(ctx, func() bool {
-		for _, m := range h.discord.Followups(s.ID) {
+		for _, m := range h.discord.Followups(s) {
 			if strings.Contains(m.Content, "> 私はエビアレルギー") {
 				offer = m
 				return true
@@ -173,7 +172,7 @@ func TestProfileOfferFromAGroupDM(t *testing.T) {
 		}
 		return false
 	}); err != nil {
-		t.Fatalf("no offer followed the answer: %+v", h.discord.Followups(s.ID))
+		t.Fatalf("no offer followed the answer: %+v", h.discord.Followups(s))
 	}
 	buttons := offer.Buttons()
 	if offer.Flags&discordgo.MessageFlagsEphemeral == 0 || len(buttons) != 2 || buttons[0].Label != "覚える" || buttons[1].Label != "覚えない" {
