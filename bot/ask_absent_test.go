@@ -56,7 +56,20 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 	if len(shown) != 2 {
 		t.Errorf("the answer took %d messages, want 2", len(shown))
 	}
-	for _, m := range shown {
+	seenByTheAskerAlone(t, srv, group, shown)
+	reqs := resp.requests()
+	dm, _ := srv.DMChannel(alice.ID)
+	if len(reqs) != 1 || reqs[0].Session != string(memory.DiscordDM(dm)) || len(reqs[0].ReplyChain) == 0 ||
+		reqs[0].ReplyChain[0].Content != "この本、面白かった" || reqs[0].Text != "どんな本？" {
+		t.Errorf("turns = %+v, want the question about the message in the asker's DM (%s)", reqs, dm)
+	}
+}
+
+// seenByTheAskerAlone fails when one of msgs is seen by all, or when
+// yorozu called Discord on the group DM (which would be refused).
+func seenByTheAskerAlone(t *testing.T, srv *discordtest.Server, group string, msgs []discordtest.Message) {
+	t.Helper()
+	for _, m := range msgs {
 		if m.Flags&discordgo.MessageFlagsEphemeral == 0 {
 			t.Errorf("message %s is seen by all (flags %d)", m.ID, m.Flags)
 		}
@@ -65,12 +78,6 @@ func TestAskAbsentStreamsIntoTheInteraction(t *testing.T) {
 		if strings.HasPrefix(c.Path, "/channels/"+group) {
 			t.Errorf("yorozu called %s %s in the group DM", c.Method, c.Path)
 		}
-	}
-	reqs := resp.requests()
-	dm, _ := srv.DMChannel(alice.ID)
-	if len(reqs) != 1 || reqs[0].Session != string(memory.DiscordDM(dm)) || len(reqs[0].ReplyChain) == 0 ||
-		reqs[0].ReplyChain[0].Content != "この本、面白かった" || reqs[0].Text != "どんな本？" {
-		t.Errorf("turns = %+v, want the question about the message in the asker's DM (%s)", reqs, dm)
 	}
 }
 
@@ -191,14 +198,5 @@ func TestAskAbsentFollowsWithFilesAndOffers(t *testing.T) {
 	if bs := follow[1].Buttons(); follow[1].Content != offer.Preview || len(bs) != 2 || bs[0].Label != "覚える" || bs[1].Label != "覚えない" {
 		t.Errorf("offer follow-up %q with buttons %+v", follow[1].Content, bs)
 	}
-	for _, m := range follow {
-		if m.Flags&discordgo.MessageFlagsEphemeral == 0 {
-			t.Errorf("follow-up %s is seen by all (flags %d)", m.ID, m.Flags)
-		}
-	}
-	for _, c := range srv.Calls() {
-		if strings.HasPrefix(c.Path, "/channels/"+group) {
-			t.Errorf("yorozu called %s %s in the group DM", c.Method, c.Path)
-		}
-	}
+	seenByTheAskerAlone(t, srv, group, follow)
 }
