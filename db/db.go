@@ -118,6 +118,16 @@ func utcOrNow(t time.Time) time.Time {
 	return t.UTC()
 }
 
+// TagOrigin tags the notices of context changes that tx's writes send
+// (ContextChange.Origin) with origin: the writer takes care of its own
+// cache.
+func TagOrigin(ctx context.Context, tx pgx.Tx, origin string) error {
+	if _, err := tx.Exec(ctx, `SELECT set_config('yorozu.origin', $1, true)`, origin); err != nil {
+		return fmt.Errorf("tag the transaction's origin: %w", err)
+	}
+	return nil
+}
+
 // CommitWithoutFlush lets tx commit without waiting for its WAL to reach
 // the disk (synchronous_commit off for this transaction only). For writes
 // on a turn's path whose loss in a database crash — the last fraction of a

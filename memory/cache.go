@@ -227,16 +227,19 @@ func (c *ctxCache) remove(el *list.Element) {
 }
 
 // drop removes the entries match selects and spoils the reads of them
-// under way (for which match gets nil reads).
-func (c *ctxCache) drop(match func(cacheKey, *contextReads) bool) {
+// under way (for which match gets nil reads); it returns the keys of the
+// entries removed.
+func (c *ctxCache) drop(match func(cacheKey, *contextReads) bool) []cacheKey {
 	if c == nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var dropped []cacheKey
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
 		if e := el.Value.(*cacheEntry); match(e.k, e.r) {
+			dropped = append(dropped, e.k)
 			c.remove(el)
 		}
 		el = next
@@ -246,6 +249,7 @@ func (c *ctxCache) drop(match func(cacheKey, *contextReads) bool) {
 			f.stale = true
 		}
 	}
+	return dropped
 }
 
 // setOn turns the cache on or off; either way it starts empty, and reads

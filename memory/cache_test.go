@@ -578,3 +578,30 @@ func TestCachedContextReadsAsTheDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryRewarmsTheCache: once a summary folds a conversation, what the
+// cache held of it is read again as it now is, so that the next turn's
+// context costs no read — and is what a process without the cache reads.
+func TestSummaryRewarmsTheCache(t *testing.T) {
+	f := newFixture(t)
+	m := f.memory(t, func(o *memory.Options) { o.SummarizeAt, o.ContextCache = 2, memory.DefaultContextCache })
+	plain := f.memory(t, func(o *memory.Options) { o.SummarizeAt = 1 << 20 }) // no cache, never summarises
+	eventually(t, "the cache listening", func() bool { return memory.CacheOn(m) })
+	for n := range 2 {
+		contextText(t, m)
+		if err := m.Record(context.Background(), cacheKeyC1, turn(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	contextText(t, m)
+	eventually(t, "a summary", func() bool { return count(t, f.pool, "SELECT count(*) FROM memories") > 0 })
+	time.Sleep(200 * time.Millisecond) // past the drop that follows the summary's commit
+	eventually(t, "the conversation read again", func() bool { n, _ := memory.CacheSize(m); return n == 1 })
+	var got string
+	if hits, misses := hitsOf(m, func() { got = contextText(t, m) }); hits != 1 || misses != 0 {
+		t.Errorf("the turn after the summary: %d hits, %d reads; want it cached", hits, misses)
+	}
+	if want := contextText(t, plain); got != want || !strings.Contains(got, "先頭=") {
+		t.Errorf("context after the summary:\n%s\nwant (read from the database):\n%s", got, want)
+	}
+}

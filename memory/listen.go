@@ -97,8 +97,22 @@ func (m *Memory) dropMember(space Space, userID string) {
 
 // dropSession is dropKey for a write that knows its conversation by id only
 // (a summary): the entries whose reads name it, and every read under way.
-func (m *Memory) dropSession(id int64) {
-	m.cache.drop(func(_ cacheKey, r *contextReads) bool { return r == nil || r.names(id) })
+// It returns the keys of the entries dropped.
+func (m *Memory) dropSession(id int64) []cacheKey {
+	return m.cache.drop(func(_ cacheKey, r *contextReads) bool { return r == nil || r.names(id) })
+}
+
+// rewarm reads again what the cache held under keys, just dropped by this
+// process's own write, so that the conversation's next turn finds it: a
+// summary folds a conversation every few turns, and its next turn would
+// otherwise wait for the reads. A failure leaves the entry to the next turn.
+func (m *Memory) rewarm(ctx context.Context, keys []cacheKey) {
+	for _, k := range keys {
+		if _, err := m.contextReads(ctx, k.key, k.space, k.speaker); err != nil {
+			m.log.Debug("context cache: not read again after a summary", "session", k.key, "err", err)
+			return
+		}
+	}
 }
 
 func (m *Memory) dropAll() {

@@ -216,8 +216,16 @@ func (m *Memory) foldSummaries(ctx context.Context, sessionID int64) error {
 // both summarised and live, or lost in between.
 func (m *Memory) storeSummary(ctx context.Context, p db.MemoryParams, tags []string, replace func(tx pgx.Tx, id int64) error) error {
 	p.Tokens, p.CreatedAt = EstimateTokens(p.Content), m.opts.Now()
-	defer m.dropSession(p.SessionID)
+	// Once written (or not), what the cache held of the conversation is
+	// read again, as it now is.
+	defer func() { m.rewarm(ctx, m.dropSession(p.SessionID)) }()
 	return pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		// Its notice is for other processes: this one reads the
+		// conversation again itself, and a notice arriving meanwhile would
+		// spoil that read.
+		if err := db.TagOrigin(ctx, tx, m.origin); err != nil {
+			return err
+		}
 		mem, err := db.InsertMemory(ctx, tx, p)
 		if err != nil {
 			return err
