@@ -109,18 +109,7 @@ func (b *Bot) onAskSubmit(s *discordgo.Session, i *discordgo.InteractionCreate) 
 	b.goEvent("ask_submit", func() {
 		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 		defer cancel()
-		say := func(text string, deferred bool) {
-			var err error
-			if deferred {
-				_, err = s.InteractionResponseEdit(i.Interaction, &discordgo.WebhookEdit{Content: &text, AllowedMentions: noMentions()},
-					discordgo.WithContext(ctx))
-			} else {
-				err = respond(ctx, s, i, commands.Text(text))
-			}
-			if err != nil {
-				b.log.Warn("ask response", "interaction_id", i.ID, "err", err)
-			}
-		}
+		say := func(text string, deferred bool) { b.sayEphemeral(ctx, s, i, text, deferred) }
 		if question == "" {
 			say(askEmptyReply, false)
 			return
@@ -143,6 +132,21 @@ func (b *Bot) onAskSubmit(s *discordgo.Session, i *discordgo.InteractionCreate) 
 		}
 		say(askQueuedReply, deferred)
 	})
+}
+
+// sayEphemeral answers interaction i with text only its user sees: as its
+// response, or, deferred, by editing it.
+func (b *Bot) sayEphemeral(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, text string, deferred bool) {
+	var err error
+	if deferred {
+		_, err = s.InteractionResponseEdit(i.Interaction, &discordgo.WebhookEdit{Content: &text, AllowedMentions: noMentions()},
+			discordgo.WithContext(ctx))
+	} else {
+		err = respond(ctx, s, i, commands.Text(text))
+	}
+	if err != nil {
+		b.log.Warn("ask response", "interaction_id", i.ID, "err", err)
+	}
 }
 
 // askRequest is the turn of a 「よろずに聞く」 question about m. Its own

@@ -8,7 +8,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/yorozu-bot/yorozu/chat"
-	"github.com/yorozu-bot/yorozu/commands"
 	"github.com/yorozu-bot/yorozu/llm"
 	"github.com/yorozu-bot/yorozu/memory"
 )
@@ -143,21 +142,6 @@ func (b *Bot) askAbsent(s *discordgo.Session, i *discordgo.InteractionCreate, ta
 		return
 	}
 	r.sendExtras(ctx)
-}
-
-// sayEphemeral answers interaction i with text only its user sees: as its
-// response, or, deferred, by editing it.
-func (b *Bot) sayEphemeral(ctx context.Context, s *discordgo.Session, i *discordgo.InteractionCreate, text string, deferred bool) {
-	var err error
-	if deferred {
-		_, err = s.InteractionResponseEdit(i.Interaction, &discordgo.WebhookEdit{Content: &text, AllowedMentions: noMentions()},
-			discordgo.WithContext(ctx))
-	} else {
-		err = respond(ctx, s, i, commands.Text(text))
-	}
-	if err != nil {
-		b.log.Warn("ask response", "interaction_id", i.ID, "err", err)
-	}
 }
 
 // askerName is the name of the user of interaction i, as others see it.
