@@ -172,14 +172,7 @@ func TestUserInstall(t *testing.T) {
 
 	const groupDM = "700000000000000001"
 	inGroup := func(name, sub string, opts ...*discordgo.ApplicationCommandInteractionDataOption) string {
-		data := discordgo.ApplicationCommandInteractionData{Name: name}
-		if sub != "" {
-			data.Options = []*discordgo.ApplicationCommandInteractionDataOption{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}
-		}
-		return h.command(t, &discordgo.Interaction{ChannelID: groupDM, User: &discordgo.User{ID: aliceID},
-			Context:                      discordgo.InteractionContextPrivateChannel,
-			AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{discordgo.ApplicationIntegrationUserInstall: aliceID},
-			Data:                         data})
+		return h.aliceInGroup(t, groupDM, name, sub, opts...)
 	}
 	if got := inGroup("profile", "add", &discordgo.ApplicationCommandInteractionDataOption{Name: "fact", Type: discordgo.ApplicationCommandOptionString, Value: "私は猫派"}); !strings.HasPrefix(got, "覚えました") {
 		t.Errorf("/profile add in a group DM = %q", got)

@@ -72,6 +72,21 @@ func (h *harness) askInGroup(t *testing.T, target string, user *discordgo.User, 
 	return h.discord.SubmitModal(groupDM, r.Data.CustomID, map[string]string{"question": question}, user, 0).ID
 }
 
+// aliceInGroup runs command name (subcommand sub, if any, with opts) as
+// Alice in the group DM channel, yorozu installed to her account only, and
+// returns what she is shown.
+func (h *harness) aliceInGroup(t *testing.T, channel, name, sub string, opts ...*discordgo.ApplicationCommandInteractionDataOption) string {
+	t.Helper()
+	data := discordgo.ApplicationCommandInteractionData{Name: name}
+	if sub != "" {
+		data.Options = []*discordgo.ApplicationCommandInteractionDataOption{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}
+	}
+	return h.command(t, &discordgo.Interaction{ChannelID: channel, User: &discordgo.User{ID: aliceID},
+		Context:                      discordgo.InteractionContextPrivateChannel,
+		AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{discordgo.ApplicationIntegrationUserInstall: aliceID},
+		Data:                         data})
+}
+
 // noCallsOn fails when yorozu called Discord on channel (a group DM it is
 // not in): a post there, or a read, would be refused.
 func (h *harness) noCallsOn(t *testing.T, channel string) {
@@ -264,14 +279,7 @@ func TestCommandsInAGroupDM(t *testing.T) {
 	h := start(t, nil)
 	h.discord.AddGroupDM(groupDM)
 	inGroup := func(name, sub string, opts ...*discordgo.ApplicationCommandInteractionDataOption) string {
-		data := discordgo.ApplicationCommandInteractionData{Name: name}
-		if sub != "" {
-			data.Options = []*discordgo.ApplicationCommandInteractionDataOption{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}
-		}
-		return h.command(t, &discordgo.Interaction{ChannelID: groupDM, User: &discordgo.User{ID: aliceID},
-			Context:                      discordgo.InteractionContextPrivateChannel,
-			AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{discordgo.ApplicationIntegrationUserInstall: aliceID},
-			Data:                         data})
+		return h.aliceInGroup(t, groupDM, name, sub, opts...)
 	}
 	got := inGroup("remind", "add", stringOpt("when", "明日の9時"), stringOpt("what", "ゴミ出し"))
 	if !strings.Contains(got, "を登録しました") || !strings.Contains(got, "DM にお届けします") {
