@@ -5,7 +5,7 @@
 // they are typed, by the same reader as /remind add.
 import { get, request } from './api.js';
 import {
-	$, armed, channelName, el, empty, fail, fieldMessage, guildName, knowNames, knownChannels, members, showFieldError,
+	$, armed, channelGroups, channelName, el, empty, fail, fieldMessage, knowNames, members, showFieldError,
 	spaceLabel, start, toast, userName, when,
 } from './ui.js';
 
@@ -162,14 +162,9 @@ const form = {
 
 // fillChannels offers every named channel and thread, by server.
 function fillChannels() {
-	const byGuild = new Map();
-	for (const c of knownChannels()) {
-		if (!byGuild.has(c.guild_id)) byGuild.set(c.guild_id, []);
-		byGuild.get(c.guild_id).push(c);
-	}
-	form.channel.replaceChildren(el('option', { value: '' }, byGuild.size ? '選んでください' : 'まだチャンネルを知りません（Discord でよろずが見たチャンネルが並びます）'),
-		...[...byGuild].map(([guild, cs]) => el('optgroup', { label: guildName(guild) },
-			cs.map((c) => el('option', { value: c.id, dataset: { guild } }, c.name)))));
+	const groups = channelGroups();
+	form.channel.replaceChildren(el('option', { value: '' }, groups.length ? '選んでください' : 'まだチャンネルを知りません（Discord でよろずが見たチャンネルが並びます）'),
+		...groups);
 	fillUsers();
 }
 

@@ -1,7 +1,7 @@
 // Settings (which value is in force and where it comes from) and model presets.
 import { get, request } from './api.js';
 import {
-	$, armed, channelName, el, empty, fail, fieldMessage, guildName, knowNames, knownChannels, showFieldError, start, toast,
+	$, armed, channelGroups, channelName, el, empty, fail, fieldMessage, knowNames, knownChannels, showFieldError, start, toast,
 } from './ui.js';
 
 let shown = [];
@@ -22,16 +22,9 @@ function origin(s) {
 // channelPicker offers the channels the bot has seen, by server and name;
 // null when it has seen none yet, and the id is typed instead.
 function channelPicker(id, s) {
-	const byGuild = new Map();
-	for (const c of knownChannels()) {
-		if (!byGuild.has(c.guild_id)) byGuild.set(c.guild_id, []);
-		byGuild.get(c.guild_id).push(c);
-	}
-	if (!byGuild.size) return null;
-	const input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' },
-		el('option', { value: '' }, 'なし'),
-		...[...byGuild].map(([guild, cs]) => el('optgroup', { label: guildName(guild) },
-			cs.map((c) => el('option', { value: c.id }, c.name)))));
+	const groups = channelGroups();
+	if (!groups.length) return null;
+	const input = el('select', { id, name: s.key, 'aria-describedby': id + '-error' }, el('option', { value: '' }, 'なし'), ...groups);
 	// A channel set before the bot saw it stays chosen, said as an id.
 	if (s.value && !knownChannels().some((c) => c.id === s.value)) input.append(el('option', { value: s.value }, channelName(s.value)));
 	input.value = s.value ?? '';

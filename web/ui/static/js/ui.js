@@ -139,6 +139,21 @@ export function knownChannels() {
 		.sort((a, b) => guildName(a.guild_id).localeCompare(guildName(b.guild_id), 'ja') || a.name.localeCompare(b.name, 'ja'));
 }
 
+/**
+ * channelGroups are the named channels and threads as <optgroup>s, one per
+ * server: each option's value is the channel's id, its data-guild the
+ * server's.
+ */
+export function channelGroups() {
+	const byGuild = new Map();
+	for (const c of knownChannels()) {
+		if (!byGuild.has(c.guild_id)) byGuild.set(c.guild_id, []);
+		byGuild.get(c.guild_id).push(c);
+	}
+	return [...byGuild].map(([guild, cs]) => el('optgroup', { label: guildName(guild) },
+		cs.map((c) => el('option', { value: c.id, dataset: { guild } }, c.name))));
+}
+
 /** members are the users with a name in guild, by name. */
 export function members(guild) {
 	return Object.entries(names.users)
