@@ -259,18 +259,12 @@ func findDay(s string, now, today time.Time) (day time.Time, ok, weekday bool) {
 func monthDay(ms, ds string, today time.Time) (time.Time, bool, bool) {
 	mo, _ := strconv.Atoi(ms)
 	d, _ := strconv.Atoi(ds)
-	if mo < 1 || mo > 12 || d < 1 || d > 31 {
-		return time.Time{}, false, false
-	}
 	y := today.Year()
-	if time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, today.Location()).AddDate(0, 0, d-1).Before(today) {
+	if time.Date(y, time.Month(mo), d, 0, 0, 0, 0, today.Location()).Before(today) {
 		y++ // a day gone by this year is next year's
 	}
-	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, today.Location())
-	if t.Day() != d {
-		return time.Time{}, false, false // 2月30日
-	}
-	return t, true, false
+	t, ok := calendarDay(y, mo, d, today.Location())
+	return t, ok, false
 }
 
 // yearMonthDay is a day said with its year (a number, or 今年, 来年,
@@ -287,11 +281,18 @@ func yearMonthDay(ys, rel, ms, ds string, today time.Time) (time.Time, bool, boo
 	}
 	mo, _ := strconv.Atoi(ms)
 	d, _ := strconv.Atoi(ds)
-	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, today.Location())
+	t, ok := calendarDay(y, mo, d, today.Location())
+	return t, ok, false
+}
+
+// calendarDay is y-mo-d at 00:00 in loc; false for a day the calendar does
+// not have (13月, 2月30日).
+func calendarDay(y, mo, d int, loc *time.Location) (time.Time, bool) {
+	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, loc)
 	if mo < 1 || mo > 12 || d < 1 || t.Day() != d {
-		return time.Time{}, false, false // 2月30日
+		return time.Time{}, false
 	}
-	return t, true, false
+	return t, true
 }
 
 // findClock finds one time of day. found is false when there is none; ok
