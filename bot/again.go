@@ -80,9 +80,7 @@ func (b *Bot) againRequest(ctx context.Context, p commands.Press, a answerButton
 		return chat.Request{}, fmt.Errorf("fetch question %s: %w", a.messageID, err)
 	}
 	m.GuildID = p.GuildID // fetched messages carry no guild
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	// The question was answered once, so it was for the bot.
 	req, ok := toRequest(m, botID, listenFree, b.now())
 	if !ok || m.Author.ID != a.askerID {

@@ -153,9 +153,7 @@ func (b *Bot) sayEphemeral(ctx context.Context, s *discordgo.Session, i *discord
 // message id is the interaction's (there is no message of the question),
 // so its claim is its own; its answer replies to m.
 func (b *Bot) askRequest(i *discordgo.InteractionCreate, m *discordgo.Message, question string) chat.Request {
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	session := memory.DiscordChannel(i.ChannelID)
 	if i.GuildID == "" {
 		session = memory.DiscordDM(i.ChannelID)

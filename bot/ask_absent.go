@@ -115,9 +115,7 @@ func (b *Bot) askAbsent(s *discordgo.Session, i *discordgo.InteractionCreate, ta
 		b.sayEphemeral(ctx, s, i, askAbsentNoDM, true)
 		return
 	}
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	chain := []memory.ChainMessage{chainMessage(m, botID)}
 	if m.ReferencedMessage != nil {
 		chain = append(chain, chainMessage(m.ReferencedMessage, botID))

@@ -453,9 +453,7 @@ func (b *Bot) catchUpChannel(ctx context.Context, ch db.DiscordChannel, since ti
 	if b.talk.NeedsHistory(ch.ChannelID) { // read already: the talk need not read it again
 		b.fillTalk(ch.ChannelID, msgs)
 	}
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	replied := map[string]bool{}
 	for _, m := range msgs {
 		if m.Author != nil && m.Author.ID == botID && m.MessageReference != nil {

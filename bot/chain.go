@@ -100,9 +100,7 @@ func (b *Bot) replyChain(ctx context.Context, req chat.Request) []memory.ChainMe
 	}
 	ctx, cancel := context.WithTimeout(ctx, chainTimeout)
 	defer cancel()
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	known := map[string]memory.ChainMessage{} // sent along by Discord
 	for _, c := range req.ReplyChain {
 		known[c.ID] = c

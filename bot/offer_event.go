@@ -87,9 +87,7 @@ func eventDone(guildID, eventID string) string {
 // there is none, or the server's events cannot be read (logged; the event
 // is then made again rather than not at all).
 func (b *Bot) madeEvent(ctx context.Context, o db.Offer, e chat.EventOffer) *discordgo.GuildScheduledEvent {
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	events, err := b.session.GuildScheduledEvents(o.GuildID, false, discordgo.WithContext(ctx))
 	if err != nil {
 		b.log.WarnContext(ctx, "cannot look for the event of an earlier press; creating it", "offer_id", o.ID, "guild_id", o.GuildID, "err", err)

@@ -64,9 +64,7 @@ const pollLookBack = 100
 // poll's question. False when the channel cannot be read (logged; the
 // nonce still guards a retry within Discord's few minutes).
 func (b *Bot) madePoll(ctx context.Context, o db.Offer, question string) bool {
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	msgs, err := b.session.ChannelMessages(o.ChannelID, pollLookBack, "", "", "", discordgo.WithContext(ctx))
 	if err != nil {
 		b.log.WarnContext(ctx, "cannot look for the poll of an earlier press; posting it with the offer's nonce", "offer_id", o.ID, "channel_id", o.ChannelID, "err", err)

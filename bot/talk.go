@@ -36,9 +36,7 @@ func (b *Bot) onTalkCreate(_ *discordgo.Session, e *discordgo.MessageCreate) {
 	if e.GuildID == "" || e.Author == nil {
 		return // a DM's history is its conversation already
 	}
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	b.keepTalk(e.ChannelID, e.Message, botID)
 }
 
@@ -140,9 +138,7 @@ func (b *Bot) channelTalk(ctx context.Context, req chat.Request) []talk.Message 
 // fillTalk gives a channel's talk the history read from Discord (newest
 // first, as Discord answers).
 func (b *Bot) fillTalk(channelID string, msgs []*discordgo.Message) {
-	b.mu.Lock()
-	botID := b.botID
-	b.mu.Unlock()
+	botID := b.UserID()
 	at := map[string]time.Time{}
 	for _, m := range msgs {
 		if m != nil {
