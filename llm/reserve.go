@@ -2,7 +2,7 @@ package llm
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 )
 
 // reservation is a slot taken for a turn's first model call before the
@@ -13,8 +13,7 @@ type reservation struct {
 	done  chan struct{} // closed once the lease was asked for
 	slot  *slot         // nil when the lease could not be had at once
 
-	mu    sync.Mutex
-	taken bool // used by the call, or dropped
+	taken atomic.Bool // used by the call, or dropped
 }
 
 type reservationKey struct{}
@@ -86,11 +85,7 @@ func reserved(ctx context.Context, model string, fits bool) *slot {
 		r.drop()
 		return nil
 	}
-	r.mu.Lock()
-	taken := r.taken
-	r.taken = true
-	r.mu.Unlock()
-	if taken {
+	if !r.taken.CompareAndSwap(false, true) {
 		return nil
 	}
 	<-r.done
@@ -99,11 +94,7 @@ func reserved(ctx context.Context, model string, fits bool) *slot {
 
 // drop gives back the reserved slot when the turn did not use it.
 func (r *reservation) drop() {
-	r.mu.Lock()
-	taken := r.taken
-	r.taken = true
-	r.mu.Unlock()
-	if taken {
+	if !r.taken.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
