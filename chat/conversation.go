@@ -150,6 +150,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 	var said strings.Builder
 	var commit func(context.Context) error
 	b, early := c.Store.(beginner)
+	forward := act.watch(notesBeforeEnd(imgs.notes, admittedTools(ctx, req.Admit, emit)))
 	complete := func(ev llm.Event) error {
 		switch e := ev.(type) {
 		case llm.Text:
@@ -167,7 +168,7 @@ func (c *Conversation) Handle(ctx context.Context, req Request, emit func(llm.Ev
 				}
 			}
 		}
-		return act.watch(notesBeforeEnd(imgs.notes, admittedTools(ctx, req.Admit, emit)))(ev)
+		return forward(ev)
 	}
 	res, runErr := c.Pipeline.Run(ctx, llm.Request{Model: model, Messages: msgs, Tools: c.Tools}, complete)
 	if commit != nil {
