@@ -19,12 +19,7 @@ const maxFilesPerMessage = 10
 // after an unknown outcome does not post the files twice. A failure is
 // logged: the answer itself is already out.
 func (r *reply) sendFiles(ctx context.Context, userMessageID string) {
-	r.mu.Lock()
-	files := r.files[r.filesOut:]
-	r.mu.Unlock()
-	if len(files) > maxFilesPerMessage {
-		files = files[:maxFilesPerMessage]
-	}
+	files := r.takeFiles()
 	msg := outgoing{AllowedMentions: noMentions(), Reference: r.ref}
 	if userMessageID != "" {
 		msg.Nonce = "f" + userMessageID
