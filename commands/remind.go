@@ -291,16 +291,23 @@ func confirmation(ctx context.Context, r Reminders, rem db.Reminder) string {
 	if !rem.Repeats() {
 		return fmt.Sprintf("%s #%d を登録しました: <t:%d:F>（<t:%d:R>）%s", what, rem.ID, rem.DueAt.Unix(), rem.DueAt.Unix(), rem.Content) + reads
 	}
-	var next []string
-	for _, t := range r.Upcoming(rem, 3) {
+	next := timestamps(r.Upcoming(rem, 3))
+	return fmt.Sprintf("%s #%d を登録しました: %s\n繰り返し: %s（%s）\n次の%d回: %s",
+		what, rem.ID, rem.Content, r.RuleText(rem), rem.TimeZone, len(next), strings.Join(next, "、")) + reads
+}
+
+// timestamps are times as Discord timestamps, a national holiday named beside
+// its day: the rule may not mean to fire on one.
+func timestamps(times []time.Time) []string {
+	out := make([]string, 0, len(times))
+	for _, t := range times {
 		stamp := fmt.Sprintf("<t:%d:F>", t.Unix())
 		if name := holiday.Name(t); name != "" {
 			stamp += "（" + name + "）"
 		}
-		next = append(next, stamp)
+		out = append(out, stamp)
 	}
-	return fmt.Sprintf("%s #%d を登録しました: %s\n繰り返し: %s（%s）\n次の%d回: %s",
-		what, rem.ID, rem.Content, r.RuleText(rem), rem.TimeZone, len(next), strings.Join(next, "、")) + reads
+	return out
 }
 
 func sessionKey(req Request) string {

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/yorozu-bot/yorozu/db"
-	"github.com/yorozu-bot/yorozu/holiday"
 	"github.com/yorozu-bot/yorozu/memory"
 	"github.com/yorozu-bot/yorozu/recur"
 )
@@ -143,14 +142,7 @@ func readBackText(p remindThisPending, w When, loc *time.Location) string {
 		fmt.Fprintf(&b, "「%s」は <t:%d:F>（<t:%d:R>）と読み取りました。%s", p.When, w.At.Unix(), w.At.Unix(), w.Note)
 	} else {
 		rule := w.Rule.Anchor(p.ReadAt, loc)
-		var next []string
-		for _, t := range rule.Next(p.ReadAt, loc, 3) {
-			stamp := fmt.Sprintf("<t:%d:F>", t.Unix())
-			if name := holiday.Name(t); name != "" {
-				stamp += "（" + name + "）"
-			}
-			next = append(next, stamp)
-		}
+		next := timestamps(rule.Next(p.ReadAt, loc, 3))
 		fmt.Fprintf(&b, "「%s」は繰り返し %s（%s）と読み取りました。\n次の%d回: %s", p.When, rule.Describe(), loc, len(next), strings.Join(next, "、"))
 	}
 	fmt.Fprintf(&b, "\n用件: %s", p.Content)
